@@ -1,0 +1,55 @@
+# Build and test the book and its library. GNU make.
+#   make          same as `make test`
+#   make test     unit tests (tests/) and strict nbval on every notebook in book/
+#   make book     execute all notebooks and build the HTML book under _build/html
+#   make lint     ruff
+#   make clean    remove build output
+
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+# Deterministic hashing in tests and notebook kernels (kernels inherit the environment).
+export PYTHONHASHSEED := 0
+# Let the venv's Jupyter data dir (its python3 kernelspec) win over user/system ones.
+export JUPYTER_PREFER_ENV_PATH := 1
+# Use platformdirs locations now and silence jupyter_core's migration warning.
+export JUPYTER_PLATFORM_DIRS := 1
+
+.DEFAULT_GOAL := test
+.PHONY: test book lint clean distclean install
+
+install: $(STAMP)
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -r requirements.txt
+	$(BIN)/python -m pip check
+	# Register a python3 kernelspec pointing at this venv's interpreter, so that
+	# jupyter-book and nbval can never pick up another Python's kernel.
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)"
+	touch $@
+
+# Lint, unit tests and strict nbval always all run; the target fails if any fails.
+test: $(STAMP)
+	@status=0; \
+	$(BIN)/ruff check . || status=1; \
+	$(BIN)/python -m pytest tests || status=1; \
+	$(BIN)/python -m pytest --nbval --nbval-current-env \
+	    --nbval-sanitize-with nbval_sanitize.cfg book/ || status=1; \
+	exit $$status
+
+book: $(STAMP)
+	$(BIN)/jupyter-book build . -nW --keep-going
+	@echo "Open $(CURDIR)/_build/html/index.html"
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf _build
+
+distclean: clean
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis .ruff_cache

@@ -1,0 +1,123 @@
+"""``EncoderConfig``: one frozen description of a BERT-family encoder, with Hugging Face field names."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from .validate import check_choice, check_int, check_positive_number
+
+SHARING = ("none", "all", "attention", "ffn")
+ATTENTION_FORMS = ("concat", "sum")
+ACTIVATIONS = ("gelu", "gelu_new", "relu")
+MODEL_TYPES = ("bert", "albert", "roberta")
+
+
+@dataclass(frozen=True)
+class EncoderConfig:
+    """A BERT / ALBERT / RoBERTa encoder as published, plus two teaching knobs.
+
+    ``embedding_size`` is E: None (or equal to ``hidden_size``) means tokens are embedded straight at
+    width H; a smaller E means ALBERT's factorisation V -> E -> H.
+    ``sharing`` says which sublayers all layers share: ``"none"`` (BERT), ``"all"`` (ALBERT),
+    ``"attention"`` or ``"ffn"``.
+    ``attention`` is ``"concat"`` (heads of width H/h concatenated, then W_O) or ``"sum"`` (every head's
+    value map is H x H and the heads are summed, no W_O).
+    """
+
+    vocab_size: int = 30000
+    embedding_size: int | None = None
+    hidden_size: int = 768
+    num_hidden_layers: int = 12
+    num_attention_heads: int = 12
+    intermediate_size: int = 3072
+    hidden_act: str = "gelu"
+    max_position_embeddings: int = 512
+    type_vocab_size: int = 2
+    layer_norm_eps: float = 1e-12
+    initializer_range: float = 0.02
+    model_type: str = "bert"
+    sharing: str = "none"
+    attention: str = "concat"
+
+    def __post_init__(self):
+        for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
+                     "intermediate_size", "max_position_embeddings"):
+            check_int(name, getattr(self, name), minimum=1)
+        check_int("type_vocab_size", self.type_vocab_size, minimum=0)
+        if self.embedding_size is not None:
+            check_int("embedding_size", self.embedding_size, minimum=1)
+            if self.embedding_size > self.hidden_size:
+                raise ValueError(
+                    f"embedding_size must be at most hidden_size ({self.hidden_size}), got "
+                    f"{self.embedding_size}: factorising V -> E -> H only makes sense for E <= H"
+                )
+        if self.hidden_size % self.num_attention_heads:
+            raise ValueError(
+                f"hidden_size ({self.hidden_size}) must be divisible by num_attention_heads "
+                f"({self.num_attention_heads}): each head gets d_head = hidden_size / heads columns"
+            )
+        check_positive_number("layer_norm_eps", self.layer_norm_eps)
+        check_positive_number("initializer_range", self.initializer_range)
+        check_choice("hidden_act", self.hidden_act, ACTIVATIONS)
+        check_choice("model_type", self.model_type, MODEL_TYPES)
+        check_choice("sharing", self.sharing, SHARING)
+        check_choice("attention", self.attention, ATTENTION_FORMS)
+
+    @property
+    def E(self) -> int:
+        """The width tokens are embedded at: ``embedding_size``, or H when not factorised."""
+        return self.hidden_size if self.embedding_size is None else self.embedding_size
+
+    @property
+    def factorised(self) -> bool:
+        """True when an E -> H projection follows the embeddings (E < H)."""
+        return self.E < self.hidden_size
+
+    @property
+    def d_head(self) -> int:
+        return self.hidden_size // self.num_attention_heads
+
+    def replace(self, **changes) -> EncoderConfig:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def preset(cls, name: str) -> EncoderConfig:
+        """A named configuration: see :data:`PRESETS`."""
+        check_choice("name", name, tuple(PRESETS))
+        return PRESETS[name]
+
+
+def _bert(hidden_size, num_hidden_layers, num_attention_heads, **kw) -> EncoderConfig:
+    fields = dict(vocab_size=30522, hidden_size=hidden_size, num_hidden_layers=num_hidden_layers,
+                  num_attention_heads=num_attention_heads, intermediate_size=4 * hidden_size)
+    return EncoderConfig(**(fields | kw))
+
+
+def _albert(hidden_size, num_hidden_layers, num_attention_heads, **kw) -> EncoderConfig:
+    fields = dict(vocab_size=30000, embedding_size=128, hidden_act="gelu_new", model_type="albert",
+                  sharing="all")
+    return _bert(hidden_size, num_hidden_layers, num_attention_heads, **(fields | kw))
+
+
+def _tiny(**kw) -> EncoderConfig:
+    fields = dict(vocab_size=100, hidden_size=32, num_hidden_layers=4, num_attention_heads=4,
+                  intermediate_size=64, max_position_embeddings=64)
+    return EncoderConfig(**(fields | kw))
+
+
+#: Published configurations (as in the models' ``config.json``) and tiny teaching sizes.
+PRESETS: dict[str, EncoderConfig] = {
+    "bert-base": _bert(768, 12, 12),
+    "bert-large": _bert(1024, 24, 16),
+    "roberta-base": _bert(768, 12, 12, vocab_size=50265, max_position_embeddings=514,
+                          type_vocab_size=1, layer_norm_eps=1e-5, model_type="roberta"),
+    "albert-base-v2": _albert(768, 12, 12),
+    "albert-large-v2": _albert(1024, 24, 16),
+    "albert-xlarge-v2": _albert(2048, 24, 16),
+    "albert-xxlarge-v2": _albert(4096, 12, 64),
+    "tiny-bert": _tiny(),
+    "tiny-albert": _tiny(embedding_size=8, hidden_act="gelu_new", model_type="albert", sharing="all"),
+    "tiny-roberta": _tiny(type_vocab_size=1, layer_norm_eps=1e-5, model_type="roberta"),
+}

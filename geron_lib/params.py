@@ -1,0 +1,136 @@
+"""Closed-form parameter counts: itemised, from formulas, without allocating a single weight."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from .config import EncoderConfig
+from .validate import check_choice, check_int
+
+
+# y = x W + b,  W: (n_in, n_out),  b: (n_out,)
+def linear_params(n_in: int, n_out: int, bias: bool = True) -> int:
+    return n_in * n_out + (n_out if bias else 0)
+
+
+# LN(x) = gain * (x - mean) / sqrt(var + eps) + bias
+def layer_norm_params(width: int) -> int:
+    return 2 * width
+
+
+# concat:  MultiHead(X) = concat(head_1 .. head_h) W_O,  W_Q, W_K, W_V, W_O all H x H
+# sum:     MultiHead(X) = sum_h A_h X W'_V,h + b_O,      W_Q, W_K: H x H;  h value maps W'_V,h: H x H
+def attention_params(hidden_size: int, num_heads: int, form: str = "concat", bias: bool = True) -> int:
+    """Weights (and biases) of one multi-head attention sublayer, without its layer norm."""
+    H = check_int("hidden_size", hidden_size, minimum=1)
+    h = check_int("num_heads", num_heads, minimum=1)
+    check_choice("form", form, ("concat", "sum"))
+    if H % h:
+        raise ValueError(f"hidden_size ({H}) must be divisible by num_heads ({h})")
+    query_key = 2 * linear_params(H, H, bias)
+    if form == "concat":
+        return query_key + 2 * linear_params(H, H, bias)  # W_V and W_O
+    # The per-head value biases are redundant (every row of A_h sums to 1): one output bias b_O.
+    return query_key + h * H * H + (H if bias else 0)
+
+
+# FFN(x) = act(x W_1 + b_1) W_2 + b_2,  W_1: (H, F),  W_2: (F, H)
+def ffn_params(hidden_size: int, intermediate_size: int, bias: bool = True) -> int:
+    return linear_params(hidden_size, intermediate_size, bias) + linear_params(
+        intermediate_size, hidden_size, bias
+    )
+
+
+def stored_copies(config: EncoderConfig) -> tuple[int, int]:
+    """How many distinct (attention, FFN) sublayers the encoder stores under its sharing mode."""
+    L = config.num_hidden_layers
+    return {"none": (L, L), "all": (1, 1), "attention": (1, L), "ffn": (L, 1)}[config.sharing]
+
+
+@dataclass(frozen=True)
+class ParameterCount:
+    """An itemised parameter count; ``total`` adds every item up."""
+
+    token_embeddings: int
+    position_embeddings: int
+    token_type_embeddings: int
+    embedding_layer_norm: int
+    embedding_projection: int
+    attention: int
+    ffn: int
+    layer_norms: int
+    pooler: int
+    mlm_head: int
+    nsp_head: int
+    attention_per_layer: int
+    ffn_per_layer: int
+    layer_norms_per_layer: int
+    attention_copies: int
+    ffn_copies: int
+
+    @property
+    def embeddings(self) -> int:
+        return (self.token_embeddings + self.position_embeddings + self.token_type_embeddings
+                + self.embedding_layer_norm + self.embedding_projection)
+
+    @property
+    def encoder(self) -> int:
+        """The stack of layers as stored (shared sublayers counted once)."""
+        return self.attention + self.ffn + self.layer_norms
+
+    @property
+    def heads(self) -> int:
+        return self.pooler + self.mlm_head + self.nsp_head
+
+    @property
+    def total(self) -> int:
+        return self.embeddings + self.encoder + self.heads
+
+    def items(self) -> dict[str, int]:
+        """The additive items (they sum to ``total``)."""
+        d = asdict(self)
+        return {k: d[k] for k in list(d)[:11]}
+
+    def __str__(self) -> str:
+        width = max(map(len, self.items()))
+        rows = [f"{k:<{width}}  {v:>13,}" for k, v in self.items().items()]
+        rows.append(f"{'total':<{width}}  {self.total:>13,}")
+        return "\n".join(rows)
+
+
+def count_parameters(
+    config: EncoderConfig, *, pooler: bool = False, mlm_head: bool = False, nsp_head: bool = False
+) -> ParameterCount:
+    """Count every parameter of the encoder described by ``config`` (and the heads asked for).
+
+    The MLM head is tied to the token embedding (its decoder weight is not counted again): a dense
+    H -> E layer, a layer norm over E and an output bias of V. The NSP head (BERT's next-sentence,
+    ALBERT's sentence-order) is a linear H -> 2 layer on the pooled output.
+    """
+    if not isinstance(config, EncoderConfig):
+        raise TypeError(f"config must be an EncoderConfig, got {type(config).__name__}")
+    for name, flag in (("pooler", pooler), ("mlm_head", mlm_head), ("nsp_head", nsp_head)):
+        if not isinstance(flag, bool):
+            raise TypeError(f"{name} must be True or False, got {flag!r}")
+    V, E, H, F = config.vocab_size, config.E, config.hidden_size, config.intermediate_size
+    attention_copies, ffn_copies = stored_copies(config)
+    per_attention = attention_params(H, config.num_attention_heads, config.attention)
+    per_ffn = ffn_params(H, F)
+    return ParameterCount(
+        token_embeddings=V * E,
+        position_embeddings=config.max_position_embeddings * E,
+        token_type_embeddings=config.type_vocab_size * E,
+        embedding_layer_norm=layer_norm_params(E),
+        embedding_projection=linear_params(E, H) if config.factorised else 0,
+        attention=attention_copies * per_attention,
+        ffn=ffn_copies * per_ffn,
+        layer_norms=(attention_copies + ffn_copies) * layer_norm_params(H),
+        pooler=linear_params(H, H) if pooler else 0,
+        mlm_head=linear_params(H, E) + layer_norm_params(E) + V if mlm_head else 0,
+        nsp_head=linear_params(H, 2) if nsp_head else 0,
+        attention_per_layer=per_attention,
+        ffn_per_layer=per_ffn,
+        layer_norms_per_layer=2 * layer_norm_params(H),
+        attention_copies=attention_copies,
+        ffn_copies=ffn_copies,
+    )

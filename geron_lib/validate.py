@@ -1,0 +1,116 @@
+"""Input checks shared by every public function: clear errors that name the argument and the rule,
+raised before any work or allocation."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+#: Largest number of bytes a single call may plan to allocate (weights plus activations).
+MEMORY_LIMIT_BYTES = 4 * 2**30
+
+
+def check_int(name: str, value, *, minimum: int | None = None) -> int:
+    """``value`` as a Python int; TypeError unless it is an integer (booleans refused)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    return value
+
+
+def check_number(name: str, value) -> float:
+    """``value`` as a finite float; TypeError unless it is a real number (booleans refused)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    return value
+
+
+def check_positive_number(name: str, value) -> float:
+    value = check_number(name, value)
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, got {value}")
+    return value
+
+
+def check_open_unit(name: str, value) -> float:
+    """A probability strictly between 0 and 1."""
+    value = check_number(name, value)
+    if not 0 < value < 1:
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value}")
+    return value
+
+
+def check_choice(name: str, value, choices) -> str:
+    if not isinstance(value, str) or value not in choices:
+        allowed = ", ".join(repr(c) for c in choices)
+        raise ValueError(f"{name} must be one of {allowed}; got {value!r}")
+    return value
+
+
+def check_memory(n_bytes: int, what: str) -> None:
+    """Refuse a plan to allocate more than :data:`MEMORY_LIMIT_BYTES`, before allocating anything."""
+    if n_bytes > MEMORY_LIMIT_BYTES:
+        raise ValueError(
+            f"{what} would need {n_bytes / 2**30:,.1f} GiB, above the limit of "
+            f"{MEMORY_LIMIT_BYTES / 2**30:,.1f} GiB (geron_lib.validate.MEMORY_LIMIT_BYTES); "
+            "choose smaller sizes"
+        )
+
+
+def _holds_bool(value) -> bool:
+    if isinstance(value, bool | np.bool_):
+        return True
+    return isinstance(value, list | tuple) and any(_holds_bool(v) for v in value)
+
+
+def check_token_ids(name: str, value, *, vocab_size: int | None = None) -> tuple[np.ndarray, bool]:
+    """Token ids as a (B, T) int64 array, and whether the input was a single 1-D sequence.
+
+    Accepts a list, tuple or array of non-negative whole numbers, 1-D (one sequence) or 2-D
+    (batch, T); whole-valued floats such as 3.0 are accepted, 1.5 is not.
+    """
+    rule = f"{name} must be token ids: a 1-D or 2-D list or array of non-negative integers"
+    if value is None or isinstance(value, str | bytes | dict | set):
+        raise TypeError(f"{rule}, got {type(value).__name__}")
+    if isinstance(value, np.ndarray):
+        arr = value
+    else:
+        try:
+            arr = np.array(value)
+        except ValueError as err:  # numpy refuses ragged nesting
+            raise ValueError(f"{rule}; its rows have different lengths (ragged)") from err
+        if _holds_bool(value):
+            raise TypeError(f"{rule}; it holds booleans")
+    if arr.dtype.kind == "b":
+        raise TypeError(f"{rule}; it holds booleans")
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{rule}; it holds {arr.dtype} values")
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"{rule}; got {arr.ndim} dimensions, shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty; give at least one token id")
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            raise ValueError(f"{rule}; it holds NaN or infinity")
+        whole = arr == np.round(arr)
+        if not whole.all():
+            raise ValueError(f"{rule}; found {arr[~whole].flat[0]!r}, which is not a whole number")
+    if arr.min() < 0:
+        raise ValueError(f"{rule}; found {arr.min()!r}, which is negative")
+    if arr.max() >= 2**53:
+        raise ValueError(f"{rule}; found {arr.max()!r}, larger than any vocabulary could be")
+    ids = arr.astype(np.int64)
+    if vocab_size is not None and ids.max() >= vocab_size:
+        raise ValueError(
+            f"{name} holds id {ids.max()}, but vocab_size is {vocab_size}: "
+            "every id must be below vocab_size"
+        )
+    single = ids.ndim == 1
+    return (ids[None, :] if single else ids), single

@@ -1,0 +1,135 @@
+"""Encoder: shapes, dtypes, sharing, factorisation, masks, and refusals."""
+
+import numpy as np
+import pytest
+
+from geron_lib import PRESETS, Encoder, EncoderConfig
+
+TINY = PRESETS["tiny-bert"]
+IDS = np.array([[5, 17, 3, 99, 0, 42], [1, 2, 3, 4, 5, 6]])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["tiny-bert", "tiny-albert", "tiny-roberta"])
+def test_shape_and_dtype(name, dtype):
+    enc = Encoder(PRESETS[name], seed=1, dtype=dtype)
+    out = enc(IDS)
+    assert out.shape == (2, 6, PRESETS[name].hidden_size) and out.dtype == dtype
+    assert np.isfinite(out).all()
+
+
+def test_float32_tracks_float64():
+    a = Encoder(TINY, seed=3, dtype=np.float64)(IDS)
+    b = Encoder(TINY, seed=3, dtype=np.float32)(IDS)
+    np.testing.assert_allclose(a, b, atol=1e-4)
+
+
+def test_one_dimensional_input_is_one_row():
+    enc = Encoder(TINY)
+    np.testing.assert_array_equal(enc(IDS[1]), enc(IDS[1:]))
+
+
+def test_rows_are_independent():
+    enc = Encoder(TINY)
+    np.testing.assert_allclose(enc(IDS)[0], enc(IDS[:1])[0], atol=1e-12)
+
+
+@pytest.mark.parametrize("sharing, attention_copies, ffn_copies", [
+    ("none", 4, 4), ("all", 1, 1), ("attention", 1, 4), ("ffn", 4, 1)])
+def test_sharing_reuses_the_same_arrays(sharing, attention_copies, ffn_copies):
+    enc = Encoder(TINY.replace(sharing=sharing))
+    assert len({id(a) for a, _ in enc.layers}) == attention_copies
+    assert len({id(f) for _, f in enc.layers}) == ffn_copies
+    assert len(enc.layers) == TINY.num_hidden_layers
+
+
+def test_shared_block_applied_repeatedly():
+    # with every layer shared, running L layers equals running the one block L times
+    enc = Encoder(TINY.replace(sharing="all"))
+    states = enc.hidden_states(IDS)
+    assert len(states) == TINY.num_hidden_layers + 1
+    short = Encoder(TINY.replace(sharing="all", num_hidden_layers=2))
+    np.testing.assert_allclose(short(IDS), states[2], atol=1e-12)
+
+
+def test_post_ln_outputs_are_normalised():
+    out = Encoder(TINY)(IDS)  # gains 1 and biases 0 at initialisation
+    np.testing.assert_allclose(out.mean(axis=-1), 0, atol=1e-12)
+
+
+def test_factorised_embedding_has_projection():
+    enc = Encoder(PRESETS["tiny-albert"])
+    p = enc.parameters()
+    assert p["embeddings.word"].shape == (100, 8) and p["embeddings.W_P"].shape == (8, 32)
+    assert "embeddings.W_P" not in Encoder(TINY).parameters()
+
+
+def test_sum_form_has_full_width_value_maps_and_no_W_O():
+    p = Encoder(TINY.replace(attention="sum")).parameters()
+    assert p["layers.0.attention.W_V"].shape == (4, 32, 32)
+    assert not any(k.endswith("W_O") for k in p)
+
+
+def test_padding_does_not_change_real_tokens():
+    enc = Encoder(TINY, seed=2)
+    short = enc(IDS[:, :4])
+    padded = enc(IDS, attention_mask=[[1, 1, 1, 1, 0, 0]] * 2)
+    np.testing.assert_allclose(padded[:, :4], short, atol=1e-10)
+
+
+def test_token_types_change_output():
+    enc = Encoder(TINY, seed=2)
+    assert not np.allclose(enc(IDS), enc(IDS, token_type_ids=np.ones_like(IDS)))
+
+
+def test_pooler():
+    enc = Encoder(TINY, pooler=True)
+    pooled = enc.pool(enc(IDS))
+    assert pooled.shape == (2, 32) and (np.abs(pooled) < 1).all()
+    with pytest.raises(ValueError, match="pooler=False"):
+        Encoder(TINY).pool(enc(IDS))
+
+
+def test_seeded():
+    np.testing.assert_array_equal(Encoder(TINY, seed=4)(IDS), Encoder(TINY, seed=4)(IDS))
+    assert not np.allclose(Encoder(TINY, seed=4)(IDS), Encoder(TINY, seed=5)(IDS))
+
+
+def test_repr_names_the_geometry():
+    assert "sharing='all'" in repr(Encoder(PRESETS["tiny-albert"]))
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(input_ids=[[1, 2], [3]]), ValueError, "ragged"),
+    (dict(input_ids=[100]), ValueError, "vocab_size"),
+    (dict(input_ids=np.zeros((1, 65), int)), ValueError, "max_position_embeddings"),
+    (dict(input_ids=[1, 2], token_type_ids=[0, 2]), ValueError, "token_type_ids"),
+    (dict(input_ids=[1, 2], token_type_ids=[0, 1, 1]), ValueError, "shape"),
+    (dict(input_ids=[1, 2], attention_mask=[1, 3]), ValueError, "attention_mask"),
+    (dict(input_ids="hello"), TypeError, "input_ids"),
+    (dict(input_ids=np.zeros((1, 2, 3), int)), ValueError, "input_ids"),
+])
+def test_bad_inputs(kwargs, error, match):
+    with pytest.raises(error, match=match):
+        Encoder(TINY)(**kwargs)
+
+
+@pytest.mark.parametrize("args, error, match", [
+    ((TINY,), None, None),
+    (({"hidden_size": 8},), TypeError, "config"),
+])
+def test_constructor_checks(args, error, match):
+    if error is None:
+        Encoder(*args)
+        return
+    with pytest.raises(error, match=match):
+        Encoder(*args)
+
+
+def test_constructor_refusals():
+    with pytest.raises(ValueError, match="dtype"):
+        Encoder(TINY, dtype=np.int32)
+    with pytest.raises(TypeError, match="seed"):
+        Encoder(TINY, seed=0.5)
+    with pytest.raises(ValueError, match="GiB"):
+        Encoder(EncoderConfig(vocab_size=10**9))
