@@ -1,0 +1,125 @@
+"""Sliders driving a figure: live with ipywidgets in Jupyter, and a scrubber of pre-drawn frames that
+works in the static HTML book without a kernel (inline HTML and JavaScript, nothing fetched)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import itertools
+import json
+from collections.abc import Callable
+
+import ipywidgets as widgets
+from IPython.display import HTML, display
+
+from .plots import new_figure
+
+
+class Explorer:
+    """A figure redrawn from slider values.
+
+    ``controls`` maps names to ipywidgets value widgets (sliders, dropdowns, ...).
+    ``plot(fig, **values)`` draws on ``fig`` (it may keep its artists between calls) and returns
+    the numbers it plotted, kept as ``.data`` so that tests can check them.
+    """
+
+    def __init__(self, controls: dict[str, widgets.ValueWidget], plot: Callable[..., dict], *,
+                 width: float = 8.0, height: float = 3.5, alt: str = "figure"):
+        self.controls, self.plot, self.alt = controls, plot, alt
+        self.fig, _ = new_figure(width=width, height=height)
+        self.fig.clf()
+        self.output = widgets.Output()
+        self._live = False  # True once widget() has been shown: then every change is displayed
+        self.data = self.plot(self.fig, **self.values)
+        for control in controls.values():
+            control.observe(self._changed, names="value")
+
+    @property
+    def values(self) -> dict:
+        return {name: c.value for name, c in self.controls.items()}
+
+    def _changed(self, _change=None):
+        self.data = self.plot(self.fig, **self.values)
+        if self._live:
+            self.output.clear_output(wait=True)
+            with self.output:
+                display(self.fig)
+
+    def set(self, **values) -> dict:
+        """Move sliders as a reader would (each move redraws); returns the plotted numbers."""
+        for name, value in values.items():
+            if name not in self.controls:
+                raise ValueError(f"no control named {name!r}; this explorer has {list(self.controls)}")
+            self.controls[name].value = value
+        return self.data
+
+    def png(self) -> bytes:
+        """The figure as it stands, rendered to PNG."""
+        buffer = io.BytesIO()
+        self.fig.savefig(buffer, format="png", dpi=80, metadata={"Software": None})
+        return buffer.getvalue()
+
+    def widget(self) -> widgets.Widget:
+        """The live explorer for Jupyter: controls above the figure."""
+        self._live = True
+        self._changed()
+        return widgets.VBox([widgets.HBox(list(self.controls.values())), self.output])
+
+    def scrubber(self, name: str, **grid) -> HTML:
+        """Pre-draw a frame for every combination of ``grid`` values (other controls stay as they are)
+        and return HTML whose sliders flip between the frames, no kernel needed."""
+        unknown = set(grid) - set(self.controls)
+        if unknown:
+            raise ValueError(f"grid names {sorted(unknown)} are not controls of this explorer")
+        saved = self.values
+        frames = []
+        for combo in itertools.product(*grid.values()):
+            self.plot(self.fig, **(saved | dict(zip(grid, combo, strict=True))))
+            frames.append(base64.b64encode(self.png()).decode("ascii"))
+        self.data = self.plot(self.fig, **saved)
+        start = [values.index(saved[k]) if saved[k] in values else 0 for k, values in grid.items()]
+        return HTML(scrubber_html(name, grid, frames, start, self.alt))
+
+
+def scrubber_html(name: str, grid: dict[str, list], frames: list[str], start: list[int], alt: str) -> str:
+    """Sliders over the index of every grid axis; frame k is the row-major index of the slider tuple."""
+    ident = "scrub-" + "".join(ch if ch.isalnum() else "-" for ch in name)
+    sliders = "".join(
+        f'<label class="geron-scrub-control">{html.escape(key)} = <output>{html.escape(str(values[i]))}'
+        f'</output><input type="range" min="0" max="{len(values) - 1}" step="1" value="{i}" '
+        f'data-values="{html.escape(json.dumps([str(v) for v in values]))}" '
+        f'aria-label="{html.escape(key)}"></label> '
+        for (key, values), i in zip(grid.items(), start, strict=True)
+    )
+    first = 0
+    for (_key, values), i in zip(grid.items(), start, strict=True):
+        first = first * len(values) + i
+    images = "".join(
+        f'<img class="geron-scrub-frame" src="data:image/png;base64,{frame}" '
+        f'alt="{html.escape(alt)}, {html.escape(_label(grid, k))}" '
+        f'style="max-width:100%;display:{"block" if k == first else "none"}">'
+        for k, frame in enumerate(frames)
+    )
+    return (
+        f'<div class="geron-scrubber" id="{ident}">{sliders}<div>{images}</div></div>'
+        "<script>(function(){"
+        f"var root=document.getElementById('{ident}');"
+        "var inputs=root.querySelectorAll('input[type=range]');"
+        "var frames=root.querySelectorAll('.geron-scrub-frame');"
+        "function show(){var k=0;inputs.forEach(function(s){"
+        "k=k*(+s.max+1)+(+s.value);"
+        "s.previousElementSibling.textContent=JSON.parse(s.dataset.values)[+s.value];});"
+        "frames.forEach(function(f,i){f.style.display=i===k?'block':'none';});"
+        "root.dataset.frame=k;}"
+        "inputs.forEach(function(s){s.addEventListener('input',show);});show();"
+        "})();</script>"
+    )
+
+
+def _label(grid: dict[str, list], k: int) -> str:
+    parts = []
+    for key, values in reversed(list(grid.items())):
+        k, i = divmod(k, len(values))
+        parts.append(f"{key} = {values[i]}")
+    return ", ".join(reversed(parts))
