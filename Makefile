@@ -2,6 +2,7 @@
 #   make          same as `make test`
 #   make test     unit tests (tests/) and strict nbval on every notebook in book/
 #   make book     execute all notebooks and build the HTML book under _build/html
+#   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
 #   make lint     ruff
 #   make clean    remove build output
 
@@ -18,7 +19,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := test
-.PHONY: test book lint clean distclean install
+.PHONY: test book lint clean distclean install outputs
 
 install: $(STAMP)
 
@@ -44,6 +45,12 @@ test: $(STAMP)
 book: $(STAMP)
 	$(BIN)/jupyter-book build . -nW --keep-going
 	@echo "Open $(CURDIR)/_build/html/index.html"
+
+# Re-execute notebooks in place so their stored outputs (what strict nbval compares) are current.
+#   make outputs                     every notebook in book/
+#   make outputs NB=book/x.ipynb     one notebook
+outputs: $(STAMP)
+	$(BIN)/jupyter execute --inplace $(or $(NB),book/*.ipynb)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -36,12 +36,16 @@ def draws_loop(seed: int, n: int, scale: float = 0.1) -> np.ndarray:
 # c_{m+k} = a_k c_m + c_k.  Doubling m reaches any n in log2(n) vectorised steps.
 def _affine_powers(n: int) -> tuple[np.ndarray, np.ndarray]:
     """(a_k, c_k) for k = 1..n as uint32 arrays; uint32 products wrap, which is exactly mod 2^32."""
-    a = np.array([A], dtype=np.uint32)
-    c = np.array([C], dtype=np.uint32)
-    while a.size < n:
-        a_m, c_m = a[-1:], c[-1:]  # length-1 arrays: array arithmetic wraps silently
-        a, c = np.concatenate([a, a * a_m]), np.concatenate([c, a * c_m + c])
-    return a[:n], c[:n]
+    a, c = np.empty(n, dtype=np.uint32), np.empty(n, dtype=np.uint32)
+    a[0], c[0] = A, C
+    m = 1
+    while m < n:
+        k = min(m, n - m)
+        np.multiply(a[:k], a[m - 1], out=a[m:m + k])
+        np.multiply(a[:k], c[m - 1], out=c[m:m + k])
+        c[m:m + k] += c[:k]
+        m += k
+    return a, c
 
 
 def _states(seeds: np.ndarray, n: int) -> np.ndarray:
@@ -50,11 +54,18 @@ def _states(seeds: np.ndarray, n: int) -> np.ndarray:
     if n == 0:
         return np.empty((seeds.size, 0), dtype=np.uint32)
     a, c = _affine_powers(n)
-    return a * (seeds % M).astype(np.uint32)[:, None] + c
+    states = a * (seeds % M).astype(np.uint32)[:, None]
+    states += c
+    return states
 
 
+# 2 ((s + 0.5) / 2^32) - 1 = s 2^-31 + (2^-32 - 1): both sides exact in float64 (33-bit numerator),
+# so the two-step form below rounds only at "* scale", exactly like the recurrence.
 def _to_unit(s: np.ndarray, scale: float) -> np.ndarray:
-    return (2 * ((s.astype(np.float64) + 0.5) / M) - 1) * scale
+    out = np.multiply(s, 2.0 / M, dtype=np.float64)
+    out += 1.0 / M - 1.0
+    out *= scale
+    return out
 
 
 def draws(seed: int, n: int, scale: float = 0.1) -> np.ndarray:

@@ -1,0 +1,141 @@
+"""Bad input to the seed functions: a clear ValueError or TypeError naming the argument, before any work."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import geron_lib as g
+
+SEQ = [1, 2, 3, 4, 5, 6, 7, 8]
+BOTH = [g.albert, g.roberta]
+
+
+def _refuses(fn, error, match, *args, **kwargs):
+    with pytest.raises(error, match=match):
+        fn(*args, **kwargs)
+
+
+@pytest.mark.parametrize("fn", BOTH)
+@pytest.mark.parametrize("X, error, match", [
+    ("12345", TypeError, "X must be token ids"),
+    (None, TypeError, "X must be token ids"),
+    ([[1, 2, 3], [4, 5]], ValueError, "ragged"),
+    ([1, float("nan"), 3], ValueError, "NaN or infinity"),
+    ([1, float("inf")], ValueError, "NaN or infinity"),
+    ([True, False, True], TypeError, "booleans"),
+    ([1, True, 3], TypeError, "booleans"),
+    (np.array([True, False]), TypeError, "booleans"),
+    ([1, 1.5, 2], ValueError, "1.5.*not a whole number"),
+    (np.zeros((2, 2, 2), int), ValueError, "3 dimensions"),
+    (7, ValueError, "0 dimensions"),
+    ([], ValueError, "X is empty"),
+    ([[]], ValueError, "X is empty"),
+    ([1, -2, 3], ValueError, "negative"),
+    (["a", "b"], TypeError, "X must be token ids"),
+    ([1, None], TypeError, "X must be token ids"),
+    ([1 + 2j], TypeError, "X must be token ids"),
+    ({1: 2}, TypeError, "X must be token ids"),
+    ([1e300], ValueError, "larger than any vocabulary"),
+])
+def test_bad_ids(fn, X, error, match):
+    _refuses(fn, error, match, X)
+
+
+@pytest.mark.parametrize("fn", BOTH)
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(n_layers=0), ValueError, "n_layers must be at least 1"),
+    (dict(n_layers=-3), ValueError, "n_layers must be at least 1"),
+    (dict(n_heads=0), ValueError, "n_heads must be at least 1"),
+    (dict(d_model=0), ValueError, "d_model must be at least 1"),
+    (dict(d_model=9, n_heads=2), ValueError, r"d_model \(9\) must be divisible by n_heads \(2\)"),
+    (dict(vocab_size=8), ValueError, r"vocab_size \(8\) must be above the largest id in X \(8\)"),
+    (dict(vocab_size=0), ValueError, "vocab_size must be at least 1"),
+    (dict(d_ff=0), ValueError, "d_ff must be at least 1"),
+    (dict(n_layers=2.0), TypeError, "n_layers must be an integer"),
+    (dict(n_heads=True), TypeError, "n_heads must be an integer"),
+    (dict(d_model="8"), TypeError, "d_model must be an integer"),
+    (dict(d_model=None), TypeError, "d_model must be an integer"),
+    (dict(vocab_size=9.5), TypeError, "vocab_size must be an integer"),
+    (dict(seed=0.5), TypeError, "seed must be an integer"),
+    (dict(seed=None), TypeError, "seed must be an integer"),
+])
+def test_bad_sizes(fn, kwargs, error, match):
+    _refuses(fn, error, match, SEQ, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(d_embed=0), "d_embed must be at least 1"),
+    (dict(d_embed=9), r"d_embed \(9\) must lie in \[1, d_model\]"),
+    (dict(d_embed=-1), "d_embed must be at least 1"),
+])
+def test_albert_bad_d_embed(kwargs, match):
+    _refuses(g.albert, ValueError, match, SEQ, **kwargs)
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(mask_prob=0), ValueError, "mask_prob must lie strictly between 0 and 1"),
+    (dict(mask_prob=1), ValueError, "mask_prob must lie strictly between 0 and 1"),
+    (dict(mask_prob=-0.1), ValueError, "mask_prob"),
+    (dict(mask_prob=float("nan")), ValueError, "mask_prob must be finite"),
+    (dict(mask_prob="0.15"), TypeError, "mask_prob must be a real number"),
+    (dict(mask_prob=0.95), ValueError, "masks 8 of the 8 tokens"),
+    (dict(epochs=0), ValueError, "epochs must be at least 1"),
+    (dict(epochs=1.0), TypeError, "epochs must be an integer"),
+])
+def test_roberta_bad_masking(kwargs, error, match):
+    _refuses(g.roberta, error, match, SEQ, **kwargs)
+
+
+@pytest.mark.parametrize("fn, kwargs, match", [
+    (g.albert, dict(vocab_size=10**12), r"albert\(vocab_size=1000000000000"),
+    (g.albert, dict(d_model=2**20, n_heads=1, d_embed=1), r"albert\(.*d_model=1048576"),
+    (g.roberta, dict(vocab_size=10**11), r"roberta\(vocab_size=100000000000"),
+    (g.roberta, dict(d_model=2**19, n_heads=1), r"roberta\(.*d_model=524288"),
+    (g.albert, dict(d_ff=10**11), r"d_ff=100000000000"),
+])
+def test_too_large_to_fit_is_refused_before_allocating(fn, kwargs, match):
+    tracemalloc.start()
+    try:
+        with pytest.raises(ValueError, match=match) as info:
+            fn(SEQ, **kwargs)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert "GiB" in str(info.value)
+    assert peak < 1_000_000, f"allocated {peak} bytes before refusing"
+
+
+def test_whole_valued_floats_are_ids():
+    np.testing.assert_array_equal(g.albert([1.0, 2.0, 3.0]).hidden, g.albert([1, 2, 3]).hidden)
+
+
+_garbage = st.one_of(
+    st.none(), st.booleans(), st.integers(-5, 40), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=3), st.lists(st.integers(-2, 9), max_size=4),
+    st.lists(st.lists(st.integers(0, 9), max_size=3), max_size=3),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(X=_garbage, n_layers=_garbage, n_heads=_garbage, d_model=_garbage, d_embed=_garbage,
+       vocab_size=_garbage, d_ff=_garbage, seed=_garbage)
+def test_albert_raises_only_clear_errors(X, n_layers, n_heads, d_model, d_embed, vocab_size, d_ff, seed):
+    try:
+        g.albert(X, n_layers=n_layers, n_heads=n_heads, d_model=d_model, d_embed=d_embed,
+                 vocab_size=vocab_size, d_ff=d_ff, seed=seed)
+    except (ValueError, TypeError) as err:
+        names = ("X", "n_layers", "n_heads", "d_model", "d_embed", "vocab_size", "d_ff", "seed")
+        assert any(name in str(err) for name in names), str(err)
+
+
+@settings(max_examples=300, deadline=None)
+@given(X=_garbage, n_layers=_garbage, d_model=_garbage, mask_prob=_garbage, epochs=_garbage)
+def test_roberta_raises_only_clear_errors(X, n_layers, d_model, mask_prob, epochs):
+    try:
+        g.roberta(X, n_layers=n_layers, d_model=d_model, mask_prob=mask_prob, epochs=epochs)
+    except (ValueError, TypeError) as err:
+        names = ("X", "n_layers", "n_heads", "d_model", "mask_prob", "epochs", "vocab_size")
+        assert any(name in str(err) for name in names), str(err)
