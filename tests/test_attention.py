@@ -1,6 +1,8 @@
 """Both attention forms: loop = batched, conversions between them, parameter formulas, bad input,
 the chapter's explorer, checkers and timing helper."""
 
+import time
+
 import numpy as np
 import pytest
 
@@ -14,7 +16,7 @@ from geron_lib.attention import (
     sum_attention,
     sum_attention_loop,
 )
-from geron_lib.attention_timing import loop_vs_batched, median_seconds
+from geron_lib.attention_timing import loop_vs_batched, median_seconds, page_faults_per_call
 from geron_lib.conversions import concat_to_sum, sum_to_concat, value_maps
 from geron_lib.exercises.attention import check_attention_params, check_sum_weights
 from geron_lib.params import attention_param_items, attention_params, model_attention_params
@@ -131,6 +133,14 @@ def test_sum_to_concat_exact_for_any_rank_at_most_the_one_asked():
         assert error < 1e-12
         assert _relative(concat_attention(x, back, h, mask), sum_attention(x, ws, h, mask)) < 1e-10
     assert sum_to_concat(ws, h, r - 1).error > 1e-3
+
+
+def test_one_head_makes_the_forms_the_same_family():
+    ws = random_attention_weights(16, 1, "sum", seed=12)  # full rank 16 = d_head
+    back, error = sum_to_concat(ws, 1)
+    assert error < 1e-12
+    x, mask = _inputs(2, 5, 16)
+    assert _relative(concat_attention(x, back, 1, mask), sum_attention(x, ws, 1, mask)) < 1e-10
 
 
 def test_sum_to_concat_error_is_the_best_possible():
@@ -368,3 +378,17 @@ def test_timing_rows_and_bad_requests():
         loop_vs_batched("sum", [10**6], [1], d_model=4)
     with pytest.raises(ValueError, match="repeat must be at least 1"):
         median_seconds({}, repeat=0)
+    with pytest.raises(TypeError, match="clock must be a function"):
+        median_seconds({}, clock=1.0)
+    wall = loop_vs_batched("concat", [2], [1], d_model=2, repeat=1, clock=time.perf_counter)
+    assert wall[0]["loop"] > 0
+    assert all(r["loop_faults"] >= 0 and r["batched_faults"] >= 0 for r in rows)
+
+
+def test_page_faults_count_fresh_memory():
+    # 64 MiB is above every allocator threshold: each call maps fresh pages and touches them all
+    fresh = page_faults_per_call(lambda: np.ones(8 * 2**20), calls=2)
+    reused = page_faults_per_call(lambda: None, calls=2)
+    assert fresh > 10 and fresh > 10 * reused
+    with pytest.raises(ValueError, match="calls must be at least 1"):
+        page_faults_per_call(lambda: None, calls=0)
