@@ -34,7 +34,7 @@ def check_attention_weights(w, num_heads, form: str) -> tuple[int, int]:
     if not isinstance(w, dict):
         raise TypeError(f"w must be a dict of weight arrays, got {type(w).__name__}")
     required = ("W_Q", "W_K", "W_V", "W_O") if form == "concat" else ("W_Q", "W_K", "W_V")
-    missing = [k for k in required if k not in w]
+    missing = [k for k in required if w.get(k) is None]
     if missing:
         raise ValueError(f"w is missing {missing}: the {form} form needs {list(required)}")
     if form == "sum":
@@ -44,6 +44,8 @@ def check_attention_weights(w, num_heads, form: str) -> tuple[int, int]:
     for k in (*required, "b_Q", "b_K", "b_V", "b_O"):
         if w.get(k) is not None and not isinstance(w[k], np.ndarray):
             raise TypeError(f"w[{k!r}] must be a numpy array, got {type(w[k]).__name__}")
+    if w["W_Q"].ndim != 2:
+        raise ValueError(f"w['W_Q'] must be a d_model x d_model matrix, got shape {w['W_Q'].shape}")
     H = w["W_Q"].shape[-1]
     if H % h:
         raise ValueError(f"d_model ({H}, the width of W_Q) must be divisible by num_heads ({h}): "
@@ -53,6 +55,12 @@ def check_attention_weights(w, num_heads, form: str) -> tuple[int, int]:
             raise ValueError(f"w[{k!r}] has shape {w[k].shape}; with d_model = {H} and num_heads = {h} "
                              f"the {form} form needs {_shape_rule(form, k, H, h)}")
     return H, h
+
+
+def _mask_fits(mask, B: int, T: int) -> bool:
+    """(B or 1, 1, 1 or T, T): one mask for every head, per key or per (query, key)."""
+    return (isinstance(mask, np.ndarray) and mask.ndim == 4 and mask.shape[0] in (1, B)
+            and mask.shape[1] == 1 and mask.shape[2] in (1, T) and mask.shape[3] == T)
 
 
 def check_attention(x, w, num_heads, form: str, mask=None) -> tuple[int, int]:
@@ -65,10 +73,10 @@ def check_attention(x, w, num_heads, form: str, mask=None) -> tuple[int, int]:
         raise ValueError(f"x must have shape (B, T, d_model) with d_model = {H} (the width of W_Q), "
                          f"got {x.shape}")
     B, T, _ = x.shape
-    if mask is not None and (not isinstance(mask, np.ndarray) or mask.shape != (B, 1, 1, T)):
+    if mask is not None and not _mask_fits(mask, B, T):
         got = mask.shape if isinstance(mask, np.ndarray) else type(mask).__name__
-        raise ValueError(f"mask must be additive_mask(attention_mask) of shape (B, 1, 1, T) = "
-                         f"{(B, 1, 1, T)}, got {got}")
+        raise ValueError(f"mask must be an additive mask array of shape (B, 1, 1, T) = {(B, 1, 1, T)} "
+                         f"(as additive_mask makes) or (B, 1, T, T), B or 1 rows; got {got}")
     values = h * T * H if form == "sum" else T * H  # the value tensor the batched form holds
     check_memory(x.itemsize * B * (3 * h * T * T + 2 * values + 6 * T * H),
                  f"attention on x of shape {x.shape}")

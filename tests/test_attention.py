@@ -52,6 +52,21 @@ def test_loop_equals_batched(form, bias, B, T, H, h):
 
 
 @pytest.mark.parametrize("form", ["concat", "sum"])
+def test_loop_equals_batched_with_a_causal_mask(form):
+    B, T, H, h = 2, 6, 16, 4
+    w = random_attention_weights(H, h, form, seed=13)
+    x, _ = _inputs(B, T, H)
+    causal = np.triu(np.full((T, T), np.finfo(np.float64).min), k=1)[None, None]  # (1, 1, T, T)
+    loop, batched = FORWARD[form]
+    out = batched(x, w, h, causal)
+    np.testing.assert_allclose(loop(x, w, h, causal), out, rtol=0, atol=1e-12)
+    # position t sees only positions up to t: changing the last token leaves the others alone
+    changed = x.copy()
+    changed[:, -1] += 3.0
+    np.testing.assert_allclose(batched(changed, w, h, causal)[:, :-1], out[:, :-1], atol=1e-12)
+
+
+@pytest.mark.parametrize("form", ["concat", "sum"])
 def test_masked_positions_are_ignored(form):
     w = random_attention_weights(16, 4, form, seed=1)
     x, _ = _inputs(2, 6, 16)
@@ -224,14 +239,19 @@ def test_bad_forward_input(form):
             fn(np.zeros((2, 5, 12), int), w, 3)
         with pytest.raises(TypeError, match="x must be a float numpy array"):
             fn([[[0.0] * 12]], w, 3)
-        with pytest.raises(ValueError, match=r"mask must be additive_mask.*\(2, 1, 1, 5\)"):
-            fn(x, w, 3, np.zeros((2, 5)))
+        for bad in (np.zeros((2, 5)), np.zeros((2, 3, 1, 5)), np.zeros((3, 1, 1, 5)), [[0.0] * 5] * 2):
+            with pytest.raises(ValueError, match=r"mask must be an additive mask .*\(2, 1, 1, 5\)"):
+                fn(x, w, 3, bad)
         with pytest.raises(ValueError, match=r"w\['W_K'\] has shape \(12, 6\)"):
             fn(x, w | {"W_K": np.zeros((12, 6))}, 3)
         with pytest.raises(ValueError, match=r"w\['b_O'\] has shape"):
             fn(x, w | {"b_O": np.zeros(3)}, 3)
-        with pytest.raises(ValueError, match="missing"):
+        with pytest.raises(ValueError, match=r"missing \['W_V'\]"):
             fn(x, {k: v for k, v in w.items() if k != "W_V"}, 3)
+        with pytest.raises(ValueError, match=r"missing \['W_V'\]"):
+            fn(x, w | {"W_V": None}, 3)
+        with pytest.raises(ValueError, match=r"W_Q'\] must be a d_model x d_model matrix"):
+            fn(x, w | {"W_Q": np.array(1.0)}, 3)
         with pytest.raises(TypeError, match="num_heads must be an integer"):
             fn(x, w, 3.0)
         with pytest.raises(TypeError, match="w must be a dict"):
@@ -328,6 +348,8 @@ def test_explorer_offers_only_divisible_pairs():
     assert sum(rect.get_height() for c in bars for rect in c[:1]) * 1e6 == pytest.approx(e.data["concat"])
     with pytest.raises(ValueError, match="n_heads must divide d_model"):
         heads_explorer(768, 5)
+    with pytest.raises(TypeError, match="n_heads must be an integer"):
+        heads_explorer(768, True)
 
 
 def test_explorer_scrubber_frames():

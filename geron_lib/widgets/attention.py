@@ -77,6 +77,7 @@ def heads_explorer(d_model: int = 768, n_heads: int = 12, *, max_heads: int = 64
     """Sliders for d_model and n_heads (its options are the divisors of d_model, so every pair is
     valid) driving the per-layer parameters of both forms and their ratio."""
     d_model = check_int("d_model", d_model, minimum=32)
+    n_heads = check_int("n_heads", n_heads, minimum=1)
     max_heads = check_int("max_heads", max_heads, minimum=1)
     options = head_counts(d_model, max_heads)
     if n_heads not in options:
