@@ -20,18 +20,37 @@ def layer_norm_params(width: int) -> int:
 
 # concat:  MultiHead(X) = concat(head_1 .. head_h) W_O,  W_Q, W_K, W_V, W_O all H x H
 # sum:     MultiHead(X) = sum_h A_h X W'_V,h + b_O,      W_Q, W_K: H x H;  h value maps W'_V,h: H x H
-def attention_params(hidden_size: int, num_heads: int, form: str = "concat", bias: bool = True) -> int:
-    """Weights (and biases) of one multi-head attention sublayer, without its layer norm."""
+def attention_param_items(hidden_size: int, num_heads: int, form: str = "concat",
+                          bias: bool = True) -> dict[str, int]:
+    """One attention sublayer's parameters by role: query_key, value, output (they add up)."""
     H = check_int("hidden_size", hidden_size, minimum=1)
     h = check_int("num_heads", num_heads, minimum=1)
     check_choice("form", form, ("concat", "sum"))
+    if not isinstance(bias, bool):
+        raise TypeError(f"bias must be True or False, got {bias!r}")
     if H % h:
         raise ValueError(f"hidden_size ({H}) must be divisible by num_heads ({h})")
     query_key = 2 * linear_params(H, H, bias)
     if form == "concat":
-        return query_key + 2 * linear_params(H, H, bias)  # W_V and W_O
+        return {"query_key": query_key, "value": linear_params(H, H, bias),
+                "output": linear_params(H, H, bias)}
     # The per-head value biases are redundant (every row of A_h sums to 1): one output bias b_O.
-    return query_key + h * H * H + (H if bias else 0)
+    return {"query_key": query_key, "value": h * H * H, "output": H if bias else 0}
+
+
+def attention_params(hidden_size: int, num_heads: int, form: str = "concat", bias: bool = True) -> int:
+    """Weights (and biases) of one multi-head attention sublayer, without its layer norm."""
+    return sum(attention_param_items(hidden_size, num_heads, form, bias).values())
+
+
+def model_attention_params(config: EncoderConfig, *, form: str | None = None, bias: bool = True) -> int:
+    """Every attention sublayer the encoder stores (shared ones once), without layer norms; ``form``
+    overrides ``config.attention``."""
+    if not isinstance(config, EncoderConfig):
+        raise TypeError(f"config must be an EncoderConfig, got {type(config).__name__}")
+    form = config.attention if form is None else form
+    per_layer = attention_params(config.hidden_size, config.num_attention_heads, form, bias)
+    return stored_copies(config)[0] * per_layer
 
 
 # FFN(x) = act(x W_1 + b_1) W_2 + b_2,  W_1: (H, F),  W_2: (F, H)

@@ -1,0 +1,98 @@
+"""Loop against batched attention, timed side by side in one run (the chapter and
+``benchmarks/bench_attention.py`` both measure with this; no test times anything)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from functools import partial
+
+import numpy as np
+
+from .attention import (
+    FORMS,
+    check_attention,
+    concat_attention,
+    concat_attention_loop,
+    random_attention_weights,
+    sum_attention,
+    sum_attention_loop,
+)
+from .validate import check_choice, check_int, check_positive_number
+
+IMPLEMENTATIONS = {"concat": {"loop": concat_attention_loop, "batched": concat_attention},
+                   "sum": {"loop": sum_attention_loop, "batched": sum_attention}}
+
+
+def median_seconds(fns: dict[str, Callable[[], object]], *, repeat: int = 7, min_seconds: float = 2e-3,
+                   clock: Callable[[], float] = time.process_time) -> dict[str, float]:
+    """Median seconds per call of every function; each round times them all in turn (side by side),
+    every timing spans at least ``min_seconds`` (short calls are repeated within it).
+
+    The default clock is this process's CPU time: on a shared machine the time other jobs hold the
+    core does not count. It equals wall time for single-threaded work only (one BLAS thread); pass
+    ``clock=time.perf_counter`` to measure wall time."""
+    repeat = check_int("repeat", repeat, minimum=1)
+    min_seconds = check_positive_number("min_seconds", min_seconds)
+    if not callable(clock):
+        raise TypeError(f"clock must be a function returning seconds, got {clock!r}")
+    number = {}
+    for name, fn in fns.items():  # warm up, and choose how many calls fill min_seconds
+        start = clock()
+        fn()
+        number[name] = max(1, math.ceil(min_seconds / max(clock() - start, 1e-9)))
+    samples = {name: [] for name in fns}
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            start = clock()
+            for _ in range(number[name]):
+                fn()
+            samples[name].append((clock() - start) / number[name])
+    return {name: float(np.median(s)) for name, s in samples.items()}
+
+
+def page_faults_per_call(fn: Callable[[], object], *, calls: int = 3) -> float | None:
+    """Minor page faults per call of ``fn`` (first touches of memory fresh from the operating system),
+    after one warm-up call; None where the operating system does not report them (no ``resource``)."""
+    calls = check_int("calls", calls, minimum=1)
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    fn()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(calls):
+        fn()
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / calls
+
+
+def loop_vs_batched(form: str, T_values, h_values, *, d_model: int = 128, batch: int = 1, repeat: int = 7,
+                    seed: int = 0, clock: Callable[[], float] = time.process_time) -> list[dict]:
+    """One row per (T, h): median seconds (by ``clock``, see :func:`median_seconds`) of the loop and the
+    batched ``form``, loop / batched, and the page faults per call of each."""
+    check_choice("form", form, FORMS)
+    H = check_int("d_model", d_model, minimum=1)
+    B = check_int("batch", batch, minimum=1)
+    T_values = [check_int("every T", T, minimum=1) for T in T_values]
+    h_values = [check_int("every h", h, minimum=1) for h in h_values]
+    if not T_values or not h_values:
+        raise ValueError("T_values and h_values must each hold at least one value")
+    bad = [h for h in h_values if H % h]
+    if bad:
+        raise ValueError(f"d_model ({H}) must be divisible by every h; it is not by {bad}")
+    rng = np.random.default_rng(check_int("seed", seed))
+    weights = {h: random_attention_weights(H, h, form, seed=seed) for h in h_values}
+    for h in h_values:  # every size's memory, before any work: broadcast views allocate nothing
+        for T in T_values:
+            check_attention(np.broadcast_to(0.0, (B, T, H)), weights[h], h, form)
+    rows = []
+    for h, w in weights.items():
+        for T in T_values:
+            x = rng.normal(size=(B, T, H))
+            fns = {impl: partial(f, x, w, h) for impl, f in IMPLEMENTATIONS[form].items()}
+            seconds = median_seconds(fns, repeat=repeat, clock=clock)
+            faults = {f"{impl}_faults": page_faults_per_call(fn) for impl, fn in fns.items()}
+            rows.append({"form": form, "T": T, "h": h, **seconds,
+                         "speedup": seconds["loop"] / seconds["batched"], **faults})
+    return rows
