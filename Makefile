@@ -1,6 +1,7 @@
 # Build and test the book and its library. GNU make.
 #   make          same as `make test`
-#   make test     unit tests (tests/) and strict nbval on every notebook in book/
+#   make test     lint, the book build (as `make book`), tests/ (unit tests, then the HTML and browser
+#                 tests of the built book) and strict nbval on every notebook in book/
 #   make book     execute all notebooks and build the HTML book under _build/html
 #   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
 #   make lint     ruff
@@ -33,10 +34,12 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)"
 	touch $@
 
-# Lint, unit tests and strict nbval always all run; the target fails if any fails.
+# Lint, the book build, tests and strict nbval always all run; the target fails if any fails.
+# The book is built first because tests/book_site/ checks the built HTML in headless chromium.
 test: $(STAMP)
 	@status=0; \
 	$(BIN)/ruff check . || status=1; \
+	$(MAKE) --no-print-directory book || status=1; \
 	$(BIN)/python -m pytest tests || status=1; \
 	$(BIN)/python -m pytest --nbval --nbval-current-env \
 	    --nbval-sanitize-with nbval_sanitize.cfg book/ || status=1; \

@@ -1,0 +1,1 @@
+"""Tests of the built HTML book: static checks of its files and a real browser (Playwright + chromium)."""

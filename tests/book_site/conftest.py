@@ -1,0 +1,89 @@
+"""Fixtures: the built book served on 127.0.0.1, headless Debian chromium driven by Playwright, and page
+visits that record every console error, uncaught exception, failed request and request to another host."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import threading
+from dataclasses import dataclass, field
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from .pages import HTML, require_built_book, skip_or_fail
+
+CHROMIUM = "/usr/bin/chromium"
+# Headless, sandbox-free (root in CI), and no traffic of chromium's own (updates, sync, QUIC probes).
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 (the base class's name)
+        pass
+
+
+@pytest.fixture(scope="session")
+def site():
+    """Base URL of the built book, served from _build/html by a local HTTP server for the session."""
+    require_built_book()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(HTML)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/"
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        skip_or_fail("Playwright is not installed: run `make install`")
+    if not os.access(CHROMIUM, os.X_OK):
+        skip_or_fail(f"no {CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class Visit:
+    """An opened page and everything that went wrong while it loaded and ran."""
+
+    page: object
+    problems: list[str] = field(default_factory=list)
+
+
+@pytest.fixture
+def visit(browser, site):
+    """``visit(path)`` opens ``site + path`` in a fresh 1280x900 page and waits until it has loaded, its
+    fonts are ready and MathJax (where the page has formulas) has typeset them. Requests to any other host
+    are recorded as problems and blocked."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    elsewhere = re.compile(rf"^(?!{re.escape(site)}|data:|blob:|about:)")  # matched by the driver, not here
+
+    def open_page(path: str) -> Visit:
+        page = context.new_page()
+        v = Visit(page)
+
+        def block(request_route):
+            v.problems.append(f"request to another host: {request_route.request.url}")
+            request_route.abort()
+
+        page.on("console", lambda m: m.type == "error" and v.problems.append(f"console error: {m.text}"))
+        page.on("pageerror", lambda e: v.problems.append(f"uncaught exception: {e}"))
+        page.on("response", lambda r: r.status >= 400 and v.problems.append(f"HTTP {r.status}: {r.url}"))
+        page.on("requestfailed", lambda r: not elsewhere.match(r.url) and v.problems.append(
+            f"failed: {r.url} {r.failure}"))
+        page.route(elsewhere, block)
+        page.goto(site + path, wait_until="load")
+        page.evaluate("Promise.resolve(window.MathJax?.startup?.promise).then(() => document.fonts.ready)")
+        return v
+
+    yield open_page
+    context.close()

@@ -1,0 +1,156 @@
+"""The built book in a real browser: every page of the table of contents loads cleanly from 127.0.0.1 alone,
+scrubbers flip frames, solutions open, launch buttons point to the repository, search works, and a
+screenshot of every page (light and dark theme) lands in _build/screenshots/ for review."""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import quote
+
+import ipywidgets as widgets
+import pytest
+
+from geron_lib.explorer import Explorer
+
+from .pages import (
+    SCREENSHOTS,
+    launch_urls,
+    notebook_pages,
+    scrubber_count,
+    slug,
+    solution_count,
+    text_of,
+    toc_pages,
+)
+
+PAGES = toc_pages()
+
+# The state of one scrubber: which frames are displayed, the frame index it reports, its value labels.
+SCRUBBER_STATE = """root => {
+  const frames = [...root.querySelectorAll('.geron-scrub-frame')];
+  const shown = frames.filter(f => getComputedStyle(f).display !== 'none');
+  return {shown: shown.map(f => frames.indexOf(f)), frame: Number(root.dataset.frame),
+          src: shown.length ? shown[0].src : null,
+          labels: [...root.querySelectorAll('output')].map(o => o.textContent)};
+}"""
+
+
+def _page(docname: str) -> str:
+    return docname + ".html"
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_page_loads_with_no_error_and_nothing_from_other_hosts(visit, docname):
+    v = visit(_page(docname))
+    page = v.page
+    if page.locator(".math").count():  # MathJax (served locally) typesets every formula, without errors
+        page.wait_for_selector("mjx-container", timeout=15_000)
+        page.wait_for_load_state("networkidle")
+        assert page.locator("mjx-container").count() >= page.locator(".math").count()
+        assert page.locator("mjx-merror").count() == 0, "MathJax could not typeset a formula"
+    broken = page.eval_on_selector_all(
+        "img", "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80))")
+    assert not broken, f"images that did not load: {broken}"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"{slug(docname)}.png", full_page=True)
+    page.evaluate("document.documentElement.dataset.theme = 'dark'")
+    page.screenshot(path=SCREENSHOTS / f"{slug(docname)}-dark.png", full_page=True)
+    assert not v.problems, "\n".join(v.problems)
+
+
+def _slide_through_every_value(page, root) -> None:
+    """Move each slider of one scrubber with the keyboard, as a reader would, from its first value to its
+    last: every step must display exactly one frame, a different picture, and the new value."""
+    sliders = root.locator("input[type=range]")
+    assert sliders.count() >= 1
+    for k in range(sliders.count()):
+        slider = sliders.nth(k)
+        values = json.loads(slider.get_attribute("data-values"))
+        assert len(values) >= 2, "a slider with a single value cannot change anything"
+        slider.focus()
+        page.keyboard.press("Home")
+        before = root.evaluate(SCRUBBER_STATE)
+        assert before["labels"][k] == values[0]
+        for value in values[1:]:
+            page.keyboard.press("ArrowRight")
+            after = root.evaluate(SCRUBBER_STATE)
+            assert after["shown"] == [after["frame"]], "exactly the reported frame must be displayed"
+            assert after["frame"] != before["frame"] and after["src"] != before["src"], (
+                f"moving slider {k} to {value} did not change the picture")
+            assert after["labels"][k] == value
+            assert root.locator(".geron-scrub-frame").nth(after["frame"]).is_visible()
+            before = after
+
+
+def test_a_geron_lib_scrubber_flips_frames_in_chromium(browser):
+    """The scrubber HTML that Explorer.scrubber writes, on its own (the book's pages are checked below)."""
+    def plot(fig, a, b):
+        if not fig.axes:
+            fig.subplots().plot([0, 1], [0, 0])
+            fig.axes[0].set_ylim(0, 10)
+        fig.axes[0].lines[0].set_ydata([0, a * b])
+        return {"y": a * b}
+
+    explorer = Explorer({"a": widgets.IntSlider(2, 1, 3), "b": widgets.IntSlider(1, 1, 2)}, plot,
+                        width=3, height=2, alt="a line")
+    page = browser.new_page()
+    errors = []
+    page.on("pageerror", lambda error: errors.append(error))
+    page.set_content(explorer.scrubber("demo", a=[1, 2, 3], b=[1, 2]).data)
+    root = page.locator(".geron-scrubber")
+    assert root.evaluate(SCRUBBER_STATE)["frame"] == 2  # a = 2, b = 1: row-major index 1 * 2 + 0
+    _slide_through_every_value(page, root)
+    page.close()
+    assert not errors
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_every_scrubber_slider_changes_the_displayed_frame(visit, docname):
+    v = visit(_page(docname))
+    scrubbers = v.page.locator(".geron-scrubber")
+    assert scrubbers.count() == scrubber_count(docname), "a scrubber of the notebook is missing from the page"
+    for s in range(scrubbers.count()):
+        _slide_through_every_value(v.page, scrubbers.nth(s))
+    assert not v.problems, "\n".join(v.problems)
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_solution_dropdowns_start_closed_and_open_on_click(visit, docname):
+    v = visit(_page(docname))
+    solutions = v.page.locator(".solution.dropdown")
+    assert solutions.count() == solution_count(docname), "each {solution} needs :class: dropdown"
+    for i in range(solutions.count()):
+        solution = solutions.nth(i)
+        body = solution.locator("section").first
+        assert not body.is_visible(), "solutions must start closed"
+        solution.locator("button.toggle-button").click()  # the "Click to show" chevron
+        body.wait_for(state="visible", timeout=5_000)
+    assert not v.problems, "\n".join(v.problems)
+
+
+@pytest.mark.parametrize("docname", notebook_pages())
+def test_launch_buttons_open_this_notebook_on_binder_and_colab(visit, docname):
+    v = visit(_page(docname))
+    v.page.locator(".dropdown-launch-buttons button").click()
+    for name, url in launch_urls(docname).items():
+        link = v.page.locator(f'.dropdown-launch-buttons a[href="{url}"]')
+        assert link.count() == 1, f"no {name} launch button to {url}"
+        assert link.is_visible(), f"the {name} launch button does not show when the launch menu opens"
+    assert not v.problems, "\n".join(v.problems)
+
+
+@pytest.mark.parametrize("word", ["factorised"])
+def test_search_finds_every_page_that_uses_a_word(visit, word):
+    """The search page (searchtools.js over searchindex.js) lists every page whose prose holds the word."""
+    v = visit(f"search.html?q={quote(word)}")
+    v.page.wait_for_function(
+        "() => /Search finished/.test(document.querySelector('#search-results')?.textContent || '')",
+        timeout=15_000)
+    found = {re.sub(r"\.html.*$", "", href.split("://", 1)[-1].split("/", 1)[-1])
+             for href in v.page.eval_on_selector_all("#search-results ul.search li a",
+                                                     "links => links.map(a => a.href)")}
+    expected = {page for page in PAGES if re.search(rf"\b{word}\b", text_of(page), re.IGNORECASE)}
+    assert expected, f"no page of the book uses {word!r}"
+    assert expected <= found, f"search for {word!r} missed {sorted(expected - found)}"
+    assert not v.problems, "\n".join(v.problems)
