@@ -141,13 +141,16 @@ class MaskingSchedule:
         return self.stored[m] if self.stored else self._draw(m)
 
     def distinct_masks(self, epochs: int) -> np.ndarray:
-        """Per sequence, how many distinct sets of selected positions it has seen after ``epochs`` epochs."""
+        """(epochs, sequences): how many distinct sets of selected positions each sequence has seen by the
+        end of each epoch."""
         epochs = check_int("epochs", epochs, minimum=1)
         seen = [set() for _ in range(len(self.ids))]
+        counts = np.zeros((epochs, len(self.ids)), dtype=np.int64)
         for e in range(epochs):
             for row_seen, row in zip(seen, np.packbits(self.masks(e).selected, axis=1), strict=True):
                 row_seen.add(row.tobytes())
-        return np.array([len(s) for s in seen])
+            counts[e] = [len(s) for s in seen]
+        return counts
 
     def __repr__(self) -> str:
         copies = f", copies={self.copies}" if self.schedule == "duplicated" else ""

@@ -121,6 +121,8 @@ def train_mlm(model: MaskedLM, schedule: MaskingSchedule, *, epochs: int, batch_
         raise TypeError(f"schedule must be a MaskingSchedule, got {type(schedule).__name__}")
     if held_out is not None and not isinstance(held_out, MaskedBatch):
         raise TypeError(f"held_out must be a MaskedBatch or None, got {type(held_out).__name__}")
+    if held_out is not None and not held_out.selected.any():
+        raise ValueError("held_out has no selected position: there is nothing to evaluate")
     epochs = check_int("epochs", epochs, minimum=1)
     batch_size = check_int("batch_size", batch_size, minimum=1)
     lr = check_positive_number("lr", lr)

@@ -7,6 +7,7 @@ import pytest
 
 from geron_lib import EncoderConfig, count_parameters
 from geron_lib.backward import ACTIVATION_GRADS, encoder_backward, zeros_like_all
+from geron_lib.gradcheck import check_gradients, numeric_gradient, relative_error
 from geron_lib.layers import ACTIVATIONS
 from geron_lib.masking import bert_mask
 from geron_lib.mlm import MaskedLM, mlm_logits
@@ -34,25 +35,6 @@ def randomised(model, seed: int):
     return model
 
 
-def numeric_grad(loss, p: np.ndarray) -> np.ndarray:
-    """Central differences (L(p + h) - L(p - h)) / 2h, one entry at a time."""
-    out = np.zeros_like(p)
-    for i in np.ndindex(p.shape):
-        old = p[i]
-        p[i] = old + H_STEP
-        up = loss()
-        p[i] = old - H_STEP
-        down = loss()
-        p[i] = old
-        out[i] = (up - down) / (2 * H_STEP)
-    return out
-
-
-def relative_error(analytic: np.ndarray, numeric: np.ndarray) -> float:
-    scale = np.linalg.norm(analytic) + np.linalg.norm(numeric)
-    return float(np.linalg.norm(analytic - numeric) / scale) if scale else 0.0
-
-
 def preactivations(model, batch) -> np.ndarray:
     """Every input of an activation function (FFN and MLM head) on ``batch``."""
     hidden, cache = model.encoder.forward_cached(batch.input_ids, attention_mask=batch.attention_mask)
@@ -78,14 +60,16 @@ def test_every_parameter_gradient_matches_finite_differences(sharing, E, form, a
     assert loss == pytest.approx(model.loss(BATCH), abs=1e-13)
     params = model.parameters()
     assert set(grads) == set(params)
+    errors = check_gradients(model, BATCH, H_STEP)
+    assert set(errors) == set(params)
     for name, p in params.items():
-        numeric = numeric_grad(lambda: model.loss(BATCH), p)
         if name.endswith(".b_K"):
             # q . b_K shifts every score of a query's row alike; the softmax ignores it: b_K gets no gradient
+            numeric = numeric_gradient(lambda: model.loss(BATCH), p, H_STEP)
             assert np.abs(grads[name]).max() < 1e-12 and np.abs(numeric).max() < 1e-8, name
         else:
             assert np.abs(grads[name]).max() > 0, name
-            assert relative_error(grads[name], numeric) <= TOLERANCE, name
+            assert errors[name] <= TOLERANCE, name
 
 
 def test_token_types_and_positions_get_their_gradients():
@@ -103,7 +87,8 @@ def test_token_types_and_positions_get_their_gradients():
     grads = zeros_like_all(enc.parameters())
     encoder_backward(enc, cache, R, grads)
     for name in ("embeddings.token_type", "embeddings.position", "embeddings.word", "embeddings.W_P"):
-        assert relative_error(grads[name], numeric_grad(loss, enc.parameters()[name])) <= TOLERANCE, name
+        numeric = numeric_gradient(loss, enc.parameters()[name], H_STEP)
+        assert relative_error(grads[name], numeric) <= TOLERANCE, name
 
 
 def test_a_shared_block_gets_the_sum_of_its_uses():
@@ -124,6 +109,14 @@ def test_a_shared_block_gets_the_sum_of_its_uses():
         if name.startswith("layers.0."):
             per_use = sum(g_unshared[name.replace("layers.0.", f"layers.{i}.")] for i in range(2))
             np.testing.assert_allclose(g, per_use, rtol=1e-10, atol=1e-14)
+
+
+def test_relative_error_and_numeric_gradient():
+    p = np.array([1.0, -2.0])
+    assert numeric_gradient(lambda: float((p**3).sum()), p) == pytest.approx(3 * p**2, rel=1e-9)
+    assert relative_error(np.array([1.0, 0.0]), np.array([1.0, 0.0])) == 0.0
+    assert relative_error(np.zeros(2), np.zeros(2)) == 0.0
+    assert relative_error(np.array([1.0]), np.array([-1.0])) == 1.0
 
 
 @pytest.mark.parametrize("act", ACTS)

@@ -89,7 +89,10 @@ def test_schedules_static_duplicated_dynamic():
                                                           ("duplicated", 6, 0.3, 10), ("static", 6, 0.3, 10)])
 def test_distinct_masks_match_the_closed_form(schedule, n_words, p, epochs):
     s = M.MaskingSchedule(rows_of_words(3000, n_words, seed=1), TOK, schedule, mask_prob=p, copies=4, rng=2)
-    counts = s.distinct_masks(epochs)
+    by_epoch = s.distinct_masks(epochs)
+    assert by_epoch.shape == (epochs, 3000) and (np.diff(by_epoch, axis=0) >= 0).all()
+    assert (by_epoch[0] == 1).all()
+    counts = by_epoch[-1]
     expected = M.expected_distinct_masks(n_words, p, epochs, schedule, copies=4)
     if schedule == "static":
         assert expected == pytest.approx(1.0) and (counts == 1).all()

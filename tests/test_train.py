@@ -89,3 +89,5 @@ def test_train_refuses_bad_arguments():
                             nothing.attention_mask)
     with pytest.raises(ValueError, match="no selected position"):
         model.loss(nothing)
+    with pytest.raises(ValueError, match="held_out has no selected position"):
+        train_mlm(model, schedule, epochs=1, held_out=nothing)
