@@ -9,7 +9,7 @@ from geron_lib import EncoderConfig, corpus
 from geron_lib.masking import MaskingSchedule, bert_mask
 from geron_lib.mlm import MaskedLM
 from geron_lib.tokenizer import WordTokenizer
-from geron_lib.train import AdamW, clip_grad_norm, learning_rate, train_mlm
+from geron_lib.train import AdamW, ProgressBar, clip_grad_norm, evaluate, learning_rate, train_mlm
 
 SENTENCES = corpus.load()[:8]
 TOK = WordTokenizer.from_texts(SENTENCES)
@@ -91,3 +91,17 @@ def test_train_refuses_bad_arguments():
         model.loss(nothing)
     with pytest.raises(ValueError, match="held_out has no selected position"):
         train_mlm(model, schedule, epochs=1, held_out=nothing)
+
+
+def test_evaluate_in_chunks_equals_the_whole_batch():
+    model, batch = MaskedLM(CONFIG, seed=3), bert_mask(IDS, TOK, mask_prob=0.3, rng=4)
+    assert evaluate(model, batch, batch_size=3) == pytest.approx(model.loss(batch), rel=1e-12)
+
+
+def test_progress_bar_counts_steps():
+    bar = ProgressBar(4, "runs")
+    bar.advance("epoch 1/2")
+    bar.advance("epoch 2/2")
+    assert (bar.bar.value, bar.bar.max, bar.label.value) == (2, 4, "epoch 2/2")
+    with pytest.raises(ValueError, match="total must be at least 1"):
+        ProgressBar(0)
