@@ -102,35 +102,47 @@ def additive_mask(attention_mask: np.ndarray, dtype) -> np.ndarray:
 
 
 # A_h = softmax(Q_h K_h^T / sqrt(d_head) + mask)
-def attention_probs(x: np.ndarray, w: dict, num_heads: int, mask=None) -> np.ndarray:
+def attention_probs(x: np.ndarray, w: dict, num_heads: int, mask=None,
+                    cache: dict | None = None) -> np.ndarray:
     """The attention matrices of every head, (B, h, T, T)."""
     q = split_heads(linear(x, w["W_Q"], w.get("b_Q")), num_heads)  # (B, h, T, d_head)
     k = split_heads(linear(x, w["W_K"], w.get("b_K")), num_heads)  # (B, h, T, d_head)
     scores = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])       # (B, h, T, T)
-    return softmax(scores if mask is None else scores + mask)
+    A = softmax(scores if mask is None else scores + mask)
+    if cache is not None:
+        cache.update(x=x, q=q, k=k, A=A)
+    return A
 
 
-def concat_attention(x: np.ndarray, w: dict, num_heads: int, mask=None) -> np.ndarray:
+def concat_attention(x: np.ndarray, w: dict, num_heads: int, mask=None,
+                     cache: dict | None = None) -> np.ndarray:
     """concat(A_h X W_V,h) W_O + b_O, all heads in one batched matmul; (B, T, H) -> (B, T, H)."""
     check_attention(x, w, num_heads, "concat", mask)
-    A = attention_probs(x, w, num_heads, mask)                     # (B, h, T, T)
+    A = attention_probs(x, w, num_heads, mask, cache)              # (B, h, T, T)
     v = split_heads(linear(x, w["W_V"], w.get("b_V")), num_heads)  # (B, h, T, d_head)
-    return linear(merge_heads(A @ v), w["W_O"], w.get("b_O"))      # (B, T, H)
+    heads = merge_heads(A @ v)                                     # (B, T, H)
+    if cache is not None:
+        cache.update(v=v, heads=heads)
+    return linear(heads, w["W_O"], w.get("b_O"))                   # (B, T, H)
 
 
-def sum_attention(x: np.ndarray, w: dict, num_heads: int, mask=None) -> np.ndarray:
+def sum_attention(x: np.ndarray, w: dict, num_heads: int, mask=None,
+                  cache: dict | None = None) -> np.ndarray:
     """sum_h A_h X W'_V,h + b_O, all heads in one batched matmul; W'_V is (h, H, H)."""
     check_attention(x, w, num_heads, "sum", mask)
-    A = attention_probs(x, w, num_heads, mask)  # (B, h, T, T)
-    v = x[:, None] @ w["W_V"]                   # (B, h, T, H): every head's full-width values
-    out = (A @ v).sum(axis=1)                   # (B, T, H)
+    A = attention_probs(x, w, num_heads, mask, cache)  # (B, h, T, T)
+    v = x[:, None] @ w["W_V"]                          # (B, h, T, H): every head's full-width values
+    if cache is not None:
+        cache["v"] = v
+    out = (A @ v).sum(axis=1)                          # (B, T, H)
     return out if w.get("b_O") is None else out + w["b_O"]
 
 
-def multi_head_attention(x: np.ndarray, w: dict, num_heads: int, form: str, mask=None) -> np.ndarray:
-    """Dispatch on the form named by ``EncoderConfig.attention``."""
+def multi_head_attention(x: np.ndarray, w: dict, num_heads: int, form: str, mask=None,
+                         cache: dict | None = None) -> np.ndarray:
+    """Dispatch on the form named by ``EncoderConfig.attention``; ``cache`` records what backward needs."""
     check_choice("form", form, FORMS)
-    return (concat_attention if form == "concat" else sum_attention)(x, w, num_heads, mask)
+    return (concat_attention if form == "concat" else sum_attention)(x, w, num_heads, mask, cache)
 
 
 def _columns(b, cols: slice):

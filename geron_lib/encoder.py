@@ -6,19 +6,21 @@ import numpy as np
 
 from .attention import additive_mask, multi_head_attention
 from .config import EncoderConfig
-from .layers import feed_forward, layer_norm, linear
+from .layers import feed_forward, layer_norm, linear, sub_cache
 from .params import count_parameters, stored_copies
 from .validate import check_int, check_memory, check_token_ids
 
 
 # X <- LN(X + MultiHead(X));   X <- LN(X + FFN(X))        (post-LN, as in BERT and ALBERT)
 def block_forward(x, attention: dict, ffn: dict, *, num_heads: int, form: str, act: str,
-                  eps: float, mask=None) -> np.ndarray:
-    """One encoder block on (B, T, H); a sublayer dict without ``ln_gain``/``ln_bias`` gets a plain LN."""
-    a = multi_head_attention(x, attention, num_heads, form, mask)
-    x = layer_norm(x + a, attention.get("ln_gain"), attention.get("ln_bias"), eps)
-    f = feed_forward(x, ffn, act)
-    return layer_norm(x + f, ffn.get("ln_gain"), ffn.get("ln_bias"), eps)
+                  eps: float, mask=None, cache: dict | None = None) -> np.ndarray:
+    """One encoder block on (B, T, H); a sublayer dict without ``ln_gain``/``ln_bias`` gets a plain LN.
+    A ``cache`` dict receives what the backward pass needs (:func:`geron_lib.backward.block_backward`)."""
+    a = multi_head_attention(x, attention, num_heads, form, mask, sub_cache(cache, "attention"))
+    x = layer_norm(x + a, attention.get("ln_gain"), attention.get("ln_bias"), eps,
+                   sub_cache(cache, "ln_attention"))
+    f = feed_forward(x, ffn, act, sub_cache(cache, "ffn"))
+    return layer_norm(x + f, ffn.get("ln_gain"), ffn.get("ln_bias"), eps, sub_cache(cache, "ln_ffn"))
 
 
 def activation_bytes(B: int, T: int, config: EncoderConfig, itemsize: int) -> int:
@@ -133,26 +135,36 @@ class Encoder:
         return ids, extra.get("token_type_ids"), extra.get("attention_mask")
 
     # X_0 = LN(Emb[ids] + Pos[t] + Type[type]) (then W_P + b_P when E < H)
-    def embed(self, ids: np.ndarray, token_type_ids=None) -> np.ndarray:
-        """(B, T) ids -> (B, T, H) inputs to the first layer."""
+    def embed(self, ids: np.ndarray, token_type_ids=None, cache: dict | None = None) -> np.ndarray:
+        """(B, T) ids -> (B, T, H) inputs to the first layer (``cache``: see :meth:`forward_cached`)."""
         w = self.embeddings
         x = w["word"][ids] + w["position"][: ids.shape[1]]  # (B, T, E)
         if "token_type" in w:
             x = x + w["token_type"][0 if token_type_ids is None else token_type_ids]
-        x = layer_norm(x, w["ln_gain"], w["ln_bias"], self.config.layer_norm_eps)
+        x = layer_norm(x, w["ln_gain"], w["ln_bias"], self.config.layer_norm_eps, sub_cache(cache, "ln"))
+        if cache is not None:
+            cache.update(ids=ids, token_type_ids=token_type_ids, x_E=x)
         return linear(x, w["W_P"], w["b_P"]) if "W_P" in w else x
 
-    def _forward(self, input_ids, token_type_ids, attention_mask, keep_all: bool) -> list[np.ndarray]:
+    def _forward(self, input_ids, token_type_ids, attention_mask, keep_all: bool,
+                 cache: dict | None = None) -> list[np.ndarray]:
         ids, types, keep = self._check_inputs(input_ids, token_type_ids, attention_mask)
         c = self.config
         mask = None if keep is None else additive_mask(keep, self.dtype)
-        x = self.embed(ids, types)
+        x = self.embed(ids, types, sub_cache(cache, "embed"))
         states = [x]
-        for attention, ffn in self.layers:
+        for i, (attention, ffn) in enumerate(self.layers):
             x = block_forward(x, attention, ffn, num_heads=c.num_attention_heads, form=c.attention,
-                              act=c.hidden_act, eps=c.layer_norm_eps, mask=mask)
+                              act=c.hidden_act, eps=c.layer_norm_eps, mask=mask, cache=sub_cache(cache, i))
             states = states + [x] if keep_all else [x]
         return states
+
+    def forward_cached(self, input_ids, token_type_ids=None, attention_mask=None) -> tuple[np.ndarray, dict]:
+        """The last hidden states (B, T, H) and a cache of what :func:`geron_lib.backward.encoder_backward`
+        needs: ``cache["embed"]`` and ``cache[i]`` for layer i, each filled by the forward functions."""
+        cache = {}
+        hidden = self._forward(input_ids, token_type_ids, attention_mask, keep_all=False, cache=cache)[-1]
+        return hidden, cache
 
     def hidden_states(self, input_ids, token_type_ids=None, attention_mask=None) -> list[np.ndarray]:
         """The input to the first layer and the output of every layer: L + 1 arrays of (B, T, H)."""

@@ -14,11 +14,19 @@ def linear(x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndar
     return y if b is None else y + b
 
 
+def sub_cache(cache: dict | None, key) -> dict | None:
+    """The dict where a forward step records what its backward pass needs (None: record nothing)."""
+    return None if cache is None else cache.setdefault(key, {})
+
+
 # LN(x) = gain * (x - mean(x)) / sqrt(var(x) + eps) + bias     (over the last axis, population variance)
-def layer_norm(x, gain=None, bias=None, eps: float = 1e-12) -> np.ndarray:
+def layer_norm(x, gain=None, bias=None, eps: float = 1e-12, cache: dict | None = None) -> np.ndarray:
     mu = x.mean(axis=-1, keepdims=True)
     xc = x - mu
-    y = xc / np.sqrt((xc * xc).mean(axis=-1, keepdims=True) + eps)
+    std = np.sqrt((xc * xc).mean(axis=-1, keepdims=True) + eps)
+    y = xc / std
+    if cache is not None:
+        cache.update(x_hat=y, std=std, gain=gain)
     if gain is not None:
         y = y * gain
     return y if bias is None else y + bias
@@ -48,5 +56,9 @@ ACTIVATIONS = {"gelu": gelu, "gelu_new": gelu_new, "relu": relu}
 
 
 # FFN(x) = act(x W_1 + b_1) W_2 + b_2
-def feed_forward(x: np.ndarray, w: dict, act: str) -> np.ndarray:
-    return linear(ACTIVATIONS[act](linear(x, w["W_1"], w.get("b_1"))), w["W_2"], w.get("b_2"))
+def feed_forward(x: np.ndarray, w: dict, act: str, cache: dict | None = None) -> np.ndarray:
+    u = linear(x, w["W_1"], w.get("b_1"))
+    a = ACTIVATIONS[act](u)
+    if cache is not None:
+        cache.update(x=x, u=u, a=a)
+    return linear(a, w["W_2"], w.get("b_2"))

@@ -45,7 +45,7 @@ def test_page_loads_with_no_error_and_nothing_from_other_hosts(visit, docname):
     v = visit(_page(docname))
     page = v.page
     if page.locator(".math").count():  # MathJax (served locally) typesets every formula, without errors
-        page.wait_for_selector("mjx-container", timeout=15_000)
+        page.wait_for_selector("mjx-container", state="attached", timeout=15_000)
         page.wait_for_load_state("networkidle")
         assert page.locator("mjx-container").count() >= page.locator(".math").count()
         assert page.locator("mjx-merror").count() == 0, "MathJax could not typeset a formula"

@@ -1,0 +1,28 @@
+"""Why train_mlm caps BLAS at one thread: one epoch of the chapter's experiment, timed side by side with
+one BLAS thread and with the library's default (no cap), alternating, medians of five runs each.
+
+Run from the repository root:  .venv/bin/python benchmarks/blas_threads.py
+"""
+
+import statistics
+import time
+
+from geron_lib import masking_experiment as mx
+from geron_lib.masking import MaskingSchedule
+from geron_lib.mlm import MaskedLM
+from geron_lib.train import train_mlm
+
+setup = mx.Setup()
+tokenizer, train_ids, _ = mx.data(setup)
+config = mx.model_config(setup, tokenizer.vocab_size)
+schedule = MaskingSchedule(train_ids, tokenizer, "dynamic")
+times = {1: [], None: []}
+for _ in range(5):
+    for threads in times:
+        model = MaskedLM(config, dtype=setup.dtype)
+        start = time.perf_counter()
+        train_mlm(model, schedule, epochs=1, batch_size=setup.batch_size, blas_threads=threads)
+        times[threads].append(time.perf_counter() - start)
+one, uncapped = (statistics.median(times[k]) for k in (1, None))
+print(f"one epoch ({len(train_ids)} sentences): 1 BLAS thread {one * 1e3:.0f} ms, "
+      f"uncapped {uncapped * 1e3:.0f} ms, ratio {uncapped / one:.2f}")
