@@ -1,6 +1,7 @@
 # Build and test the book and its library. GNU make.
 #   make          same as `make test`
-#   make test     unit tests (tests/) and strict nbval on every notebook in book/
+#   make test     unit tests (tests/) and strict nbval on every notebook in book/; installs the optional
+#                 Hugging Face extra (torch CPU wheel + transformers) first, so that the interop tests run
 #   make book     execute all notebooks and build the HTML book under _build/html
 #   make lint     ruff
 #   make clean    remove build output
@@ -9,6 +10,7 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+HF_STAMP := $(VENV)/.installed-hf
 
 # Deterministic hashing in tests and notebook kernels (kernels inherit the environment).
 export PYTHONHASHSEED := 0
@@ -18,9 +20,11 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := test
-.PHONY: test book lint clean distclean install
+.PHONY: test book lint clean distclean install install-hf
 
 install: $(STAMP)
+
+install-hf: $(HF_STAMP)
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +36,14 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)"
 	touch $@
 
+# The optional `hf` extra (pyproject.toml): only the tests need it; the book and Binder do not.
+$(HF_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install -e '.[hf]'
+	$(BIN)/python -m pip check
+	touch $@
+
 # Lint, unit tests and strict nbval always all run; the target fails if any fails.
-test: $(STAMP)
+test: $(STAMP) $(HF_STAMP)
 	@status=0; \
 	$(BIN)/ruff check . || status=1; \
 	$(BIN)/python -m pytest tests || status=1; \
