@@ -13,8 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geron_lib import PRESETS, Encoder, EncoderConfig, count_parameters
-from geron_lib.encoder import position_ids
+from geron_lib.encoder import max_length, position_ids
+from geron_lib.exercises.hugging_face import (
+    check_roberta_positions,
+    check_unfactorised_albert,
+    unfactorised_albert_count,
+)
 from geron_lib.hf import HF_DEFAULTS, hf_state_dict
+from geron_lib.layers import gelu, gelu_new
 
 CONFIGS = Path(__file__).parent / "hf_configs"
 PUBLISHED = {"albert-base-v2": "albert-base-v2", "albert-xxlarge-v2": "albert-xxlarge-v2",
@@ -232,3 +238,31 @@ def test_state_dict_refusals():
         Encoder.from_hf_state_dict(config, sd, dtype=np.float16)
     with pytest.raises(ValueError, match="sharing must be 'all' or 'none'"):
         Encoder.from_hf_state_dict(config.replace(sharing="attention"), sd)
+
+
+def test_roberta_reads_two_fewer_tokens_than_its_position_table():
+    c = PRESETS["roberta-base"]
+    assert (c.max_position_embeddings, max_length(c)) == (514, 512)
+    assert max_length(PRESETS["bert-base"]) == 512
+
+
+def test_gelu_variants_differ_by_more_than_the_comparison_tolerance():
+    # the appendix's point: naming the wrong GELU would fail a 1e-4 check
+    x = np.linspace(-6, 6, 12001)
+    gap = np.abs(gelu(x) - gelu_new(x))
+    assert 1e-4 < gap.max() < 1e-3
+    assert abs(x[gap.argmax()]) > 1  # largest away from 0
+
+
+def test_exercise_checkers():
+    assert check_roberta_positions([2, 3, 4, 5, 6, 1, 1]).correct
+    assert "BERT's numbering" in check_roberta_positions(list(range(7))).message
+    assert "padding token takes pad_token_id" in check_roberta_positions([2, 3, 4, 5, 6, 7, 8]).message
+    assert "7 position ids" in check_roberta_positions([2, 3]).message
+    for bad in ("2345611", None, [2.5, 3, 4, 5, 6, 1, 1]):
+        assert not check_roberta_positions(bad).correct
+    # the unfactorised ALBERT: the count at width H plus the E -> H map transformers keeps
+    unfactorised = count_parameters(PRESETS["albert-base-v2"].replace(embedding_size=None), pooler=True).total
+    assert unfactorised_albert_count() == unfactorised + 768 * 768 + 768
+    assert check_unfactorised_albert(unfactorised + 768 * 768 + 768).correct
+    assert "embedding_hidden_mapping_in" in check_unfactorised_albert(unfactorised).message

@@ -12,6 +12,7 @@ from test_hf import hf_representable
 
 from geron_lib import PRESETS, EncoderConfig, count_parameters
 from geron_lib.encoder import position_ids
+from geron_lib.exercises.hugging_face import unfactorised_albert_count
 from geron_lib.hf import HF_DEFAULTS
 
 PUBLISHED = ["bert-base", "bert-large", "roberta-base", "roberta-large", "albert-base-v2", "albert-large-v2",
@@ -152,3 +153,16 @@ def test_hf_model_refuses_bad_arguments(hf):
     with pytest.raises(ValueError, match="length"):
         hf.random_batch(PRESETS["tiny-bert"], 2, 65)
     assert hf.hf_available()
+
+
+def test_albert_with_e_equal_h_keeps_its_projection_in_transformers(hf):
+    # why from_hf refuses E = H for ALBERT, and the appendix exercise's answer
+    import torch
+    import transformers
+
+    published = EncoderConfig.from_hf({"model_type": "albert", "hidden_size": 768, "num_attention_heads": 12,
+                                       "intermediate_size": 3072}).to_hf()
+    with torch.device("meta"):
+        model = transformers.AlbertModel(transformers.AlbertConfig(**(published | {"embedding_size": 768})))
+    assert model.num_parameters() == unfactorised_albert_count()
+    assert tuple(model.encoder.embedding_hidden_mapping_in.weight.shape) == (768, 768)
