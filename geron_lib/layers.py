@@ -28,7 +28,8 @@ def layer_norm(x, gain=None, bias=None, eps: float = 1e-12) -> np.ndarray:
 # softmax(z)_i = exp(z_i - max z) / sum_j exp(z_j - max z)
 def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
     e = np.exp(z - z.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
+    e /= e.sum(axis=axis, keepdims=True)  # in place: one (B, h, T, T) array fewer
+    return e
 
 
 def relu(x):
