@@ -77,12 +77,12 @@ def random_batch(config: EncoderConfig, batch: int, length: int, seed: int = 0):
     length = check_int("length", length, minimum=1)
     if length > max_length(config):
         raise ValueError(f"length ({length}) must be at most {max_length(config)} for this config")
+    if config.vocab_size < 2:
+        raise ValueError("vocab_size must be at least 2 to tell real tokens from padding")
     rng = np.random.default_rng(seed)
     pad = config.pad_token_id or 0
     ids = rng.integers(0, config.vocab_size - 1, (batch, length))
     ids += ids >= pad  # skip the pad id
-    if config.vocab_size == 1:
-        raise ValueError("vocab_size must be at least 2 to tell real tokens from padding")
     lengths = np.r_[length, rng.integers(1, length + 1, batch - 1)]
     mask = (np.arange(length) < lengths[:, None]).astype(np.int64)
     ids = np.where(mask == 1, ids, pad)
