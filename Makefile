@@ -1,7 +1,9 @@
 # Build and test the book and its library. GNU make.
 #   make          same as `make test`
-#   make test     lint, the book build (as `make book`), tests/ (unit tests, then the HTML and browser
-#                 tests of the built book) and strict nbval on every notebook in book/
+#   make test     lint, the book build (as `make book`), tests/ (unit tests, the Hugging Face interop
+#                 tests, then the HTML and browser tests of the built book) and strict nbval on every
+#                 notebook in book/; installs the optional Hugging Face extra (torch CPU wheel +
+#                 transformers) first, so that the interop tests run
 #   make book     execute all notebooks and build the HTML book under _build/html
 #   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
 #   make lint     ruff
@@ -11,6 +13,7 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+HF_STAMP := $(VENV)/.installed-hf
 
 # Deterministic hashing in tests and notebook kernels (kernels inherit the environment).
 export PYTHONHASHSEED := 0
@@ -20,9 +23,11 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := test
-.PHONY: test book lint clean distclean install outputs
+.PHONY: test book lint clean distclean install install-hf outputs
 
 install: $(STAMP)
+
+install-hf: $(HF_STAMP)
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,9 +39,15 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)"
 	touch $@
 
+# The optional `hf` extra (pyproject.toml): only the tests need it; the book and Binder do not.
+$(HF_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install -e '.[hf]'
+	$(BIN)/python -m pip check
+	touch $@
+
 # Lint, the book build, tests and strict nbval always all run; the target fails if any fails.
 # The book is built first because tests/book_site/ checks the built HTML in headless chromium.
-test: $(STAMP)
+test: $(STAMP) $(HF_STAMP)
 	@status=0; \
 	$(BIN)/ruff check . || status=1; \
 	$(MAKE) --no-print-directory book || status=1; \

@@ -107,8 +107,11 @@ def attention_probs(x: np.ndarray, w: dict, num_heads: int, mask=None,
     """The attention matrices of every head, (B, h, T, T)."""
     q = split_heads(linear(x, w["W_Q"], w.get("b_Q")), num_heads)  # (B, h, T, d_head)
     k = split_heads(linear(x, w["W_K"], w.get("b_K")), num_heads)  # (B, h, T, d_head)
-    scores = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])       # (B, h, T, T)
-    A = softmax(scores if mask is None else scores + mask)
+    scores = q @ k.swapaxes(-1, -2)                                 # (B, h, T, T)
+    scores /= math.sqrt(q.shape[-1])  # in place: at long T the (B, h, T, T) arrays dominate memory
+    if mask is not None:
+        scores += mask
+    A = softmax(scores)
     if cache is not None:
         cache.update(x=x, q=q, k=k, A=A)
     return A

@@ -124,14 +124,14 @@ def block_backward(dy, cache, attention, ffn, g_attention, g_ffn, *, form: str, 
     return d + multi_head_attention_backward(d, cache["attention"], attention, g_attention, form)
 
 
-# X_0 = LN(Emb[ids] + Pos[t] + Type[type]) (W_P + b_P):   each table row gets the sum over its uses
+# X_0 = LN(Emb[ids] + Pos[position_ids] + Type[type]) (W_P + b_P):   each table row gets the sum over its uses
 def embed_backward(dy, cache, w, g) -> None:
     if "W_P" in w:
         dy = linear_backward(dy, cache["x_E"], w["W_P"], g["W_P"], g["b_P"])
     de = layer_norm_backward(dy, cache["ln"], g["ln_gain"], g["ln_bias"])  # (B, T, E)
     ids, types = cache["ids"], cache["token_type_ids"]
     np.add.at(g["word"], ids, de)
-    g["position"][: ids.shape[1]] += de.sum(axis=0)
+    np.add.at(g["position"], cache["positions"], de)
     if "token_type" in w:
         if types is None:
             g["token_type"][0] += _rows(de).sum(axis=0)

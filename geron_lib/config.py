@@ -23,6 +23,8 @@ class EncoderConfig:
     ``"attention"`` or ``"ffn"``.
     ``attention`` is ``"concat"`` (heads of width H/h concatenated, then W_O) or ``"sum"`` (every head's
     value map is H x H and the heads are summed, no W_O).
+    ``pad_token_id`` matters only for RoBERTa: a real token's position id is pad_token_id + 1 + the number of
+    real tokens before it, a padding token's is pad_token_id (None: positions 0, 1, 2, ... as in BERT).
     """
 
     vocab_size: int = 30000
@@ -39,6 +41,7 @@ class EncoderConfig:
     model_type: str = "bert"
     sharing: str = "none"
     attention: str = "concat"
+    pad_token_id: int | None = None
 
     def __post_init__(self):
         for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
@@ -57,6 +60,15 @@ class EncoderConfig:
                 f"hidden_size ({self.hidden_size}) must be divisible by num_attention_heads "
                 f"({self.num_attention_heads}): each head gets d_head = hidden_size / heads columns"
             )
+        if self.pad_token_id is not None:
+            check_int("pad_token_id", self.pad_token_id, minimum=0)
+            if self.pad_token_id >= self.vocab_size:
+                raise ValueError(f"pad_token_id ({self.pad_token_id}) must be below vocab_size "
+                                 f"({self.vocab_size})")
+            if self.model_type == "roberta" and self.pad_token_id + 1 >= self.max_position_embeddings:
+                raise ValueError(f"max_position_embeddings ({self.max_position_embeddings}) must exceed "
+                                 f"pad_token_id + 1 ({self.pad_token_id + 1}): RoBERTa's positions start "
+                                 "there")
         check_positive_number("layer_norm_eps", self.layer_norm_eps)
         check_positive_number("initializer_range", self.initializer_range)
         check_choice("hidden_act", self.hidden_act, ACTIVATIONS)
@@ -88,11 +100,30 @@ class EncoderConfig:
         check_choice("name", name, tuple(PRESETS))
         return PRESETS[name]
 
+    @classmethod
+    def from_hf(cls, config) -> EncoderConfig:
+        """The configuration of a Hugging Face ALBERT, BERT or RoBERTa model: a dict or a config.json path."""
+        from .hf import config_from_hf  # geron_lib.hf builds on this module
+
+        return config_from_hf(config)
+
+    def to_hf(self) -> dict:
+        """The Hugging Face config dict of this encoder (ValueError if transformers has no such model)."""
+        from .hf import config_to_hf
+
+        return config_to_hf(self)
+
 
 def _bert(hidden_size, num_hidden_layers, num_attention_heads, **kw) -> EncoderConfig:
     fields = dict(vocab_size=30522, hidden_size=hidden_size, num_hidden_layers=num_hidden_layers,
-                  num_attention_heads=num_attention_heads, intermediate_size=4 * hidden_size)
+                  num_attention_heads=num_attention_heads, intermediate_size=4 * hidden_size, pad_token_id=0)
     return EncoderConfig(**(fields | kw))
+
+
+def _roberta(hidden_size, num_hidden_layers, num_attention_heads) -> EncoderConfig:
+    return _bert(hidden_size, num_hidden_layers, num_attention_heads, vocab_size=50265,
+                 max_position_embeddings=514, type_vocab_size=1, layer_norm_eps=1e-5, model_type="roberta",
+                 pad_token_id=1)
 
 
 def _albert(hidden_size, num_hidden_layers, num_attention_heads, **kw) -> EncoderConfig:
@@ -111,8 +142,8 @@ def _tiny(**kw) -> EncoderConfig:
 PRESETS: dict[str, EncoderConfig] = {
     "bert-base": _bert(768, 12, 12),
     "bert-large": _bert(1024, 24, 16),
-    "roberta-base": _bert(768, 12, 12, vocab_size=50265, max_position_embeddings=514,
-                          type_vocab_size=1, layer_norm_eps=1e-5, model_type="roberta"),
+    "roberta-base": _roberta(768, 12, 12),
+    "roberta-large": _roberta(1024, 24, 16),
     "albert-base-v2": _albert(768, 12, 12),
     "albert-large-v2": _albert(1024, 24, 16),
     "albert-xlarge-v2": _albert(2048, 24, 16),

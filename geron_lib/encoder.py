@@ -6,6 +6,7 @@ import numpy as np
 
 from .attention import additive_mask, multi_head_attention
 from .config import EncoderConfig
+from .hf import hf_weights
 from .layers import feed_forward, layer_norm, linear, sub_cache
 from .params import count_parameters, stored_copies
 from .validate import check_int, check_memory, check_token_ids
@@ -21,6 +22,23 @@ def block_forward(x, attention: dict, ffn: dict, *, num_heads: int, form: str, a
                    sub_cache(cache, "ln_attention"))
     f = feed_forward(x, ffn, act, sub_cache(cache, "ffn"))
     return layer_norm(x + f, ffn.get("ln_gain"), ffn.get("ln_bias"), eps, sub_cache(cache, "ln_ffn"))
+
+
+# RoBERTa: a real token's position is pad + (number of real tokens up to and including it); a pad's is pad
+def position_ids(ids: np.ndarray, config: EncoderConfig) -> np.ndarray:
+    """The position of every token, (B, T); 0, 1, ..., T - 1 unless the model is RoBERTa with a pad id."""
+    pad = config.pad_token_id
+    if config.model_type != "roberta" or pad is None:
+        return np.broadcast_to(np.arange(ids.shape[1]), ids.shape)
+    real = ids != pad
+    return np.where(real, np.cumsum(real, axis=1) + pad, pad)
+
+
+def max_length(config: EncoderConfig) -> int:
+    """The longest input the position table covers (RoBERTa's positions start after its pad id)."""
+    if config.model_type != "roberta" or config.pad_token_id is None:
+        return config.max_position_embeddings
+    return config.max_position_embeddings - config.pad_token_id - 1
 
 
 def activation_bytes(B: int, T: int, config: EncoderConfig, itemsize: int) -> int:
@@ -61,6 +79,18 @@ class Encoder:
         self.pooler = {"W": self._normal(config.hidden_size, config.hidden_size),
                        "b": self._zeros(config.hidden_size)} if pooler else None
         del self._rng
+
+    @classmethod
+    def from_hf_state_dict(cls, config: EncoderConfig, state_dict, *, dtype=np.float32) -> Encoder:
+        """The encoder holding a transformers model's weights: ``state_dict`` maps transformers' names to
+        numpy arrays (``AlbertModel``/``BertModel``/``RobertaModel`` or a model with a head on top)."""
+        embeddings, attention, ffn, pooler = hf_weights(config, state_dict, dtype)
+        self = cls.__new__(cls)
+        self.config, self.dtype, self.embeddings, self.pooler = config, np.dtype(dtype), embeddings, pooler
+        # layer i uses its own copy, or copy 0 when the sublayers are shared
+        self.layers = [(attention[i % len(attention)], ffn[i % len(ffn)])
+                       for i in range(config.num_hidden_layers)]
+        return self
 
     def _normal(self, *shape):
         return self._rng.normal(0.0, self.config.initializer_range, shape).astype(self.dtype)
@@ -117,9 +147,9 @@ class Encoder:
         c = self.config
         ids, _ = check_token_ids("input_ids", input_ids, vocab_size=c.vocab_size)
         B, T = ids.shape
-        if T > c.max_position_embeddings:
-            raise ValueError(f"input_ids has {T} positions, above max_position_embeddings "
-                             f"({c.max_position_embeddings})")
+        if T > max_length(c):
+            raise ValueError(f"input_ids has {T} positions, above the {max_length(c)} that "
+                             f"max_position_embeddings ({c.max_position_embeddings}) covers")
         extra = {}
         for name, value, limit in (("token_type_ids", token_type_ids, c.type_vocab_size),
                                    ("attention_mask", attention_mask, 2)):
@@ -134,16 +164,17 @@ class Encoder:
         check_memory(activation_bytes(B, T, c, self.dtype.itemsize), f"a forward pass on {B} x {T} ids")
         return ids, extra.get("token_type_ids"), extra.get("attention_mask")
 
-    # X_0 = LN(Emb[ids] + Pos[t] + Type[type]) (then W_P + b_P when E < H)
+    # X_0 = LN(Emb[ids] + Pos[position_ids] + Type[type]) (then W_P + b_P when E < H)
     def embed(self, ids: np.ndarray, token_type_ids=None, cache: dict | None = None) -> np.ndarray:
         """(B, T) ids -> (B, T, H) inputs to the first layer (``cache``: see :meth:`forward_cached`)."""
         w = self.embeddings
-        x = w["word"][ids] + w["position"][: ids.shape[1]]  # (B, T, E)
+        positions = position_ids(ids, self.config)                # (B, T)
+        x = w["word"][ids] + w["position"][positions]             # (B, T, E)
         if "token_type" in w:
             x = x + w["token_type"][0 if token_type_ids is None else token_type_ids]
         x = layer_norm(x, w["ln_gain"], w["ln_bias"], self.config.layer_norm_eps, sub_cache(cache, "ln"))
         if cache is not None:
-            cache.update(ids=ids, token_type_ids=token_type_ids, x_E=x)
+            cache.update(ids=ids, positions=positions, token_type_ids=token_type_ids, x_E=x)
         return linear(x, w["W_P"], w["b_P"]) if "W_P" in w else x
 
     def _forward(self, input_ids, token_type_ids, attention_mask, keep_all: bool,

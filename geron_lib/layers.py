@@ -10,7 +10,9 @@ from scipy.special import erf
 
 # y = x W + b
 def linear(x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
-    y = x @ W
+    """x W + b over the last axis. For a matrix W the leading axes of x are folded into rows first: one
+    BLAS product instead of numpy's loop over a stack, which is several times slower."""
+    y = (x.reshape(-1, x.shape[-1]) @ W).reshape(*x.shape[:-1], -1) if W.ndim == 2 else x @ W
     return y if b is None else y + b
 
 
@@ -35,7 +37,8 @@ def layer_norm(x, gain=None, bias=None, eps: float = 1e-12, cache: dict | None =
 # softmax(z)_i = exp(z_i - max z) / sum_j exp(z_j - max z)
 def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
     e = np.exp(z - z.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
+    e /= e.sum(axis=axis, keepdims=True)  # in place: one (B, h, T, T) array fewer
+    return e
 
 
 def relu(x):
@@ -49,7 +52,8 @@ def gelu(x):
 
 # GELU(x) ~ x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) / 2          (ALBERT: "gelu_new")
 def gelu_new(x):
-    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+    # x * x * x, not x**3: numpy's float32 power is a hundred times slower than two multiplications
+    return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)))
 
 
 ACTIVATIONS = {"gelu": gelu, "gelu_new": gelu_new, "relu": relu}

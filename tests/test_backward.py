@@ -131,3 +131,20 @@ def test_activation_derivatives(act):
 def test_masked_lm_stores_what_count_parameters_counts(sharing, E, form):
     config = tiny_config(sharing=sharing, embedding_size=E, attention=form)
     assert MaskedLM(config).num_parameters() == count_parameters(config, mlm_head=True).total
+
+
+def test_roberta_position_offset_gradients():
+    # RoBERTa's positions start after its pad id and pads sit at the pad row: the table's gradient must follow
+    config = tiny_config(model_type="roberta", pad_token_id=TOK.pad_id, max_position_embeddings=9,
+                         type_vocab_size=1)
+    model = randomised(MaskedLM(config, seed=6), seed=7)
+    _, grads = model.loss_and_grads(BATCH)
+    errors = check_gradients(model, BATCH, H_STEP)
+    assert errors["embeddings.position"] <= TOLERANCE
+    # real tokens read rows pad+1 .. pad+length; the pad row only feeds padding, which never reaches the loss
+    real = BATCH.input_ids != TOK.pad_id
+    used = np.unique((np.cumsum(real, axis=1) + TOK.pad_id)[real])
+    others = np.setdiff1d(np.arange(9), used)
+    g = grads["embeddings.position"]
+    assert np.abs(g[used]).min(axis=1).min() > 0 and np.abs(g[others]).max() == 0
+    assert TOK.pad_id in others and used.min() == TOK.pad_id + 1
