@@ -13,6 +13,10 @@ from .encoder import Encoder
 from .params import count_parameters
 from .validate import check_int
 
+#: The hidden-state experiment of the sharing chapter: 24 layers like ALBERT large, at a width that runs fast.
+MOVEMENT_CONFIG = EncoderConfig(vocab_size=1000, hidden_size=256, num_hidden_layers=24, num_attention_heads=4,
+                                intermediate_size=1024, max_position_embeddings=128)
+
 
 def _check_depths(depths) -> list[int]:
     if isinstance(depths, str | bytes) or not hasattr(depths, "__iter__"):
@@ -51,6 +55,19 @@ def layer_movement(states) -> tuple[np.ndarray, np.ndarray]:
     norms = np.linalg.norm(after, axis=-1) * np.linalg.norm(before, axis=-1)
     cosines = (after * before).sum(axis=-1) / np.where(norms > 0, norms, 1.0)
     return distances.mean(axis=(1, 2)), cosines.mean(axis=(1, 2))
+
+
+def movement_by_sharing(config: EncoderConfig, *, batch: int = 4, seq_len: int = 64,
+                        seed: int = 0) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """:func:`layer_movement` of ``config`` built unshared (``"none"``) and all-shared (``"all"``), with
+    weights drawn at random from ``seed`` (untrained), on one batch of random token ids."""
+    config = _check_config(config)
+    B = check_int("batch", batch, minimum=1)
+    T = check_int("seq_len", seq_len, minimum=1)
+    seed = check_int("seed", seed)
+    ids = np.random.default_rng(seed).integers(0, config.vocab_size, (B, T))
+    return {mode: layer_movement(Encoder(config.replace(sharing=mode), seed=seed).hidden_states(ids))
+            for mode in ("none", "all")}
 
 
 def forward_time_by_depth(config: EncoderConfig, depths, *, batch: int = 1, seq_len: int = 32,

@@ -2,9 +2,16 @@
 
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_limits
 
 from geron_lib import PRESETS, Encoder, count_parameters
-from geron_lib.depth import forward_time_by_depth, layer_movement, params_by_depth
+from geron_lib.depth import (
+    MOVEMENT_CONFIG,
+    forward_time_by_depth,
+    layer_movement,
+    movement_by_sharing,
+    params_by_depth,
+)
 from geron_lib.encoder import block_forward
 
 TINY = PRESETS["tiny-bert"]
@@ -44,6 +51,17 @@ def test_shared_layers_apply_one_function():
         np.testing.assert_allclose(after, again, atol=1e-12)
     d, cos = layer_movement(states)
     assert d.shape == cos.shape == (5,) and np.all(d > 0) and np.all(np.abs(cos) <= 1 + 1e-12)
+
+
+def test_random_shared_stack_settles_and_unshared_does_not():
+    # the chapter's claim, for its experiment: random (untrained) weights, seed 0
+    with threadpool_limits(1, "blas"):
+        moves = movement_by_sharing(MOVEMENT_CONFIG, batch=2, seq_len=64, seed=0)
+    shared, unshared = moves["all"][0], moves["none"][0]
+    assert np.all(np.diff(shared) < 0) and shared[-1] < 0.5 * shared[0]  # each step moves less
+    assert unshared.max() / unshared.min() < 1.25  # about the same step at every layer
+    assert np.all(np.diff(moves["all"][1]) > 0)  # and the shared steps turn the states less and less
+    assert abs(shared[0] - unshared[0]) < 0.1 * unshared[0]  # the first layers start alike
 
 
 def test_forward_time_by_depth_shape_and_growth():

@@ -117,6 +117,7 @@ def test_what_the_shared_rows_need():
     assert low <= pooler < high
     heads = Accounting(pretraining_heads=True).count(TABLE_3[5].config) - PLAIN.count(TABLE_3[5].config)
     assert heads < low  # the pretraining heads alone are too small
+    assert (30522 - 30000) * 256 < low  # so is BERT's larger vocabulary, up to E = 256
     not_shared = [extra_needed(r) for r in _not_shared(TABLE_3 + TABLE_4)]
     assert max(lo for lo, _ in not_shared) <= 0 < min(hi for _, hi in not_shared) <= pooler
 
@@ -127,6 +128,10 @@ def test_xlarge_and_xxlarge_stay_short():
     # only rounding up, with the pooler and both pretraining heads, reaches 60M
     assert all(a.pooler and a.pretraining_heads for a in reproducing([xlarge], "up"))
     assert largest_count(xlarge) < 59_500_000
+    # that rule fits the other shared rows up to E = 256 but not the shared rows at E = 768
+    up_rule = Accounting(pooler=True, pretraining_heads=True, vocab_size=30000)
+    shared = [r for r in TABLE_1[:5] + TABLE_3 + TABLE_4 if r.config.sharing != "none"]
+    assert all(reproduces(up_rule, [r], "up") == (r.config.E < 768) for r in shared)
     for rounding in ("nearest", "down", "up"):
         assert reproducing([xxlarge], rounding) == []
     assert largest_count(xxlarge) < 234_000_000  # every rounding needs more than 234M
