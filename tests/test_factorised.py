@@ -37,6 +37,10 @@ def test_break_even_separates_saving_from_not(V, H):
         if below >= 1:
             assert V * below + below * H + (H if bias else 0) < V * H
         assert V * above + above * H + (H if bias else 0) > V * H
+    # the saving is exactly (V + H)(E* - E) with the bias-counting E*
+    E = max(1, H // 3)  # below H, since H >= 2
+    saving = V * H - token_embedding_params(V, H, E)
+    assert saving == pytest.approx((V + H) * (break_even_width(V, H) - E))
     # the bias moves E* down by H / (V + H) < 1
     assert break_even_width(V, H, bias=False) - break_even_width(V, H) == pytest.approx(H / (V + H))
 

@@ -109,6 +109,14 @@ def test_split_accounting_reproduces_every_row_but_xlarge_and_xxlarge():
     assert reproduces(Accounting(vocab_size=30522), TABLE_1[:1], "down")
 
 
+def test_rounding_up_reading_fits_tables_3_and_4_but_not_albert_large():
+    plain = Accounting(vocab_size=30000)
+    assert reproduces(plain, _shared(TABLE_3 + TABLE_4), "up")
+    assert reproduces(plain, TABLE_1[2:3], "up") and not reproduces(plain, TABLE_1[3:4], "up")
+    # with the pooler, rounded to the nearest million, ALBERT base and large both fit
+    assert reproduces(Accounting(pooler=True, vocab_size=30000), TABLE_1[2:4])
+
+
 def test_what_the_shared_rows_need():
     H = 768
     pooler = H * H + H
