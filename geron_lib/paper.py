@@ -118,17 +118,25 @@ def accountings(vocab_sizes=(30000, 30522)) -> list[Accounting]:
             in itertools.product((False, True), (False, True), vocab_sizes, PROJECTIONS)]
 
 
+def _check_rows(rows) -> list[PaperRow]:
+    rows = [] if isinstance(rows, str | bytes) or not hasattr(rows, "__iter__") else list(rows)
+    if not rows or not all(isinstance(r, PaperRow) for r in rows):
+        raise TypeError("rows must be a non-empty sequence of PaperRow")
+    return rows
+
+
 def reproduces(accounting: Accounting, rows, rounding: str = "nearest") -> bool:
     """True when counting every row ``accounting``'s way and rounding gives the paper's figure."""
+    if not isinstance(accounting, Accounting):
+        raise TypeError(f"accounting must be an Accounting, got {type(accounting).__name__}")
+    check_choice("rounding", rounding, ROUNDINGS)
     return all(to_millions(accounting.count(row.config), rounding) == row.millions for row in rows)
 
 
 def reproducing(rows, rounding: str = "nearest", candidates=None) -> list[Accounting]:
     """The accountings (of ``candidates``, default :func:`accountings`) that reproduce every row; of
     several that give these rows the same counts, only the first (the simplest) is listed."""
-    rows = list(rows)
-    if not rows or not all(isinstance(r, PaperRow) for r in rows):
-        raise TypeError("rows must be a non-empty sequence of PaperRow")
+    rows = _check_rows(rows)
     found, seen = [], set()
     for a in accountings() if candidates is None else candidates:
         counts = tuple(a.count(row.config) for row in rows)
@@ -151,11 +159,16 @@ def extra_needed(row: PaperRow, rounding: str = "nearest", accounting: Accountin
 
 def largest_count(row: PaperRow, candidates=None) -> int:
     """The largest count of ``row`` any accounting (default: all of :func:`accountings`) reaches."""
+    _check_rows([row])
     return max(a.count(row.config) for a in (accountings() if candidates is None else candidates))
 
 
 def markdown_table(rows, columns: dict[str, Accounting]) -> str:
     """Paper figure beside exact counts (one column per accounting), with count minus figure in millions."""
+    rows = _check_rows(rows)
+    if not isinstance(columns, dict) or not columns or not all(
+            isinstance(a, Accounting) for a in columns.values()):
+        raise TypeError("columns must be a non-empty dict of column name -> Accounting")
     head = ["Table", "Model", "Paper"] + [f"{name} (exact)" for name in columns] + [
         f"{name} minus paper" for name in columns]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 3 + "--:|" * (2 * len(columns))]

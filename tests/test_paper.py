@@ -163,6 +163,11 @@ def test_markdown_table():
     (lambda: reproducing([]), TypeError, "rows"),
     (lambda: extra_needed("BERT"), TypeError, "row"),
     (lambda: accountings([30000, "big"]), TypeError, "vocab_sizes"),
+    (lambda: reproduces("plain", TABLE_1), TypeError, "accounting"),
+    (lambda: reproduces(PLAIN, TABLE_1, "sideways"), ValueError, "rounding"),
+    (lambda: largest_count(None), TypeError, "rows"),
+    (lambda: markdown_table(TABLE_1, {"plain": "encoder"}), TypeError, "columns"),
+    (lambda: markdown_table("TABLE_1", {"plain": PLAIN}), TypeError, "rows"),
 ])
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
