@@ -28,6 +28,13 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, width: float = 8.0, height: fl
         return fig, fig.subplots(nrows, ncols, squeeze=True)
 
 
+def fixed_layout(fig: Figure) -> None:
+    """Drop the figure's layout engine (place axes by hand): with one, every PNG is drawn twice, once
+    to lay it out, which doubles the cost of a slider update."""
+    with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+        fig.set_layout_engine(None)
+
+
 def use_book_style() -> None:
     """Apply the book's style to pyplot figures too (notebooks call it once)."""
     mpl.rcParams.update(STYLE)
