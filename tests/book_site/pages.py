@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -115,3 +116,45 @@ def scrubber_count(docname: str) -> int:
 def solution_count(docname: str) -> int:
     """``{solution}`` directives in the page's prose (each must be a dropdown on the page)."""
     return len(re.findall(r"^\s*(?:`{3,}|:{3,})\{solution\}", text_of(docname), re.MULTILINE))
+
+
+class _ProseParser(HTMLParser):
+    """Collects the text a reader sees in a page's article, leaving out code, outputs and scripts
+    (what Sphinx's search index leaves out too)."""
+
+    SKIP_TAGS = {"script", "style", "pre", "nav"}
+    SKIP_CLASSES = {"cell_input", "cell_output", "highlight", "toggle-details"}
+    VOID = {"br", "img", "input", "meta", "link", "hr", "wbr", "source"}
+
+    def __init__(self):
+        super().__init__()
+        self.depth_in_article, self.skip_depth, self.parts = 0, 0, []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        classes = set((dict(attrs).get("class") or "").split())
+        if self.depth_in_article:
+            self.depth_in_article += 1
+            if self.skip_depth or tag in self.SKIP_TAGS or classes & self.SKIP_CLASSES:
+                self.skip_depth += 1
+        elif tag == "article":
+            self.depth_in_article = 1
+
+    def handle_endtag(self, tag):
+        if tag in self.VOID or not self.depth_in_article:
+            return
+        self.depth_in_article -= 1
+        if self.skip_depth:
+            self.skip_depth -= 1
+
+    def handle_data(self, data):
+        if self.depth_in_article and not self.skip_depth:
+            self.parts.append(data)
+
+
+def prose_of_built_page(docname: str) -> str:
+    """The visible prose of a built page: its article's text without code cells, outputs or scripts."""
+    parser = _ProseParser()
+    parser.feed(html_path(docname).read_text(encoding="utf-8"))
+    return " ".join(parser.parts)

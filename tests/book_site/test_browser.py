@@ -17,10 +17,10 @@ from .pages import (
     SCREENSHOTS,
     launch_urls,
     notebook_pages,
+    prose_of_built_page,
     scrubber_count,
     slug,
     solution_count,
-    text_of,
     toc_pages,
 )
 
@@ -150,7 +150,8 @@ def test_search_finds_every_page_that_uses_a_word(visit, word):
     found = {re.sub(r"\.html.*$", "", href.split("://", 1)[-1].split("/", 1)[-1])
              for href in v.page.eval_on_selector_all("#search-results ul.search li a",
                                                      "links => links.map(a => a.href)")}
-    expected = {page for page in PAGES if re.search(rf"\b{word}\b", text_of(page), re.IGNORECASE)}
+    expected = {page for page in PAGES
+                if re.search(rf"\b{word}\b", prose_of_built_page(page), re.IGNORECASE)}
     assert expected, f"no page of the book uses {word!r}"
     assert expected <= found, f"search for {word!r} missed {sorted(expected - found)}"
     assert not v.problems, "\n".join(v.problems)
