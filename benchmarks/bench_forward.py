@@ -68,12 +68,6 @@ def runners(model, encoder, batch):
     return ours, theirs
 
 
-def timed(fn) -> float:
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
 def status(ok: bool) -> str:
     return "meets the target" if ok else "MISSES the target"
 
@@ -81,6 +75,8 @@ def status(ok: bool) -> str:
 def compare_speed(threads: int, rounds: int) -> None:
     import numpy as np
     import torch
+
+    from geron_lib.timing import sample_seconds
 
     config, model, encoder, batch = build(T)
     ours, theirs = runners(model, encoder, batch)
@@ -92,13 +88,9 @@ def compare_speed(threads: int, rounds: int) -> None:
     def sgemm():
         return a @ b
 
-    for fn in (ours, theirs, sgemm):  # warm up
-        fn()
-    times = {"geron_lib": [], "transformers": [], "sgemm": []}
-    for r in range(rounds):  # alternate who goes first, so drift on a shared machine hits both alike
-        order = [("geron_lib", ours), ("transformers", theirs)]
-        for name, fn in (order if r % 2 == 0 else order[::-1]) + [("sgemm", sgemm)]:
-            times[name].append(timed(fn))
+    # alternate who goes first, so drift on a shared machine hits both alike
+    times = sample_seconds({"geron_lib": ours, "transformers": theirs, "sgemm": sgemm}, repeat=rounds,
+                           min_seconds=1e-9, clock=time.perf_counter, alternate=True)
     med = {k: float(np.median(v)) for k, v in times.items()}
     ratio = med["geron_lib"] / med["transformers"]
     flops = forward_flops(config, B, T)

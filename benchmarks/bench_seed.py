@@ -8,22 +8,13 @@ Prints medians over repeats; this machine is shared, so read the ratio, not the 
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
 import numpy as np
 
 import geron_lib as g
 from geron_lib import rng
-
-
-def median_seconds(fn, repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+from geron_lib.timing import median_seconds
 
 
 def main() -> None:
@@ -34,15 +25,18 @@ def main() -> None:
 
     n = args.draws
     assert np.array_equal(rng.draws(1, n), rng.draws_loop(1, n)), "vectorised != loop"
-    fast = median_seconds(lambda: rng.draws(1, n), args.repeats)
-    slow = median_seconds(lambda: rng.draws_loop(1, n), max(1, args.repeats // 2))
+    t = median_seconds({"loop": lambda: rng.draws_loop(1, n), "vectorised": lambda: rng.draws(1, n)},
+                       repeat=args.repeats, min_seconds=1e-9, clock=time.perf_counter, alternate=True)
+    slow, fast = t["loop"], t["vectorised"]
     print(f"generator, {n:,} draws (median): loop {slow * 1e3:9.1f} ms   vectorised {fast * 1e3:7.2f} ms"
           f"   speed-up {slow / fast:6.1f}x (target >= 30x)")
 
     ids = np.random.default_rng(0).integers(0, 30000, size=128)
     call = dict(d_model=768, n_heads=12, d_embed=128, vocab_size=30000, n_layers=12)
-    t_albert = median_seconds(lambda: g.albert(ids, **call), args.repeats)
-    weights = median_seconds(lambda: rng.tensor(101, (30000, 128)), args.repeats)
+    t = median_seconds({"albert": lambda: g.albert(ids, **call),
+                        "embedding": lambda: rng.tensor(101, (30000, 128))},
+                       repeat=args.repeats, min_seconds=1e-9, clock=time.perf_counter)
+    t_albert, weights = t["albert"], t["embedding"]
     print(f"albert(T=128, d_model=768, d_embed=128, vocab_size=30000, n_layers=12, n_heads=12) "
           f"(median): {t_albert * 1e3:.1f} ms, of which drawing the 30000 x 128 embedding "
           f"{weights * 1e3:.1f} ms")

@@ -10,19 +10,23 @@ import time
 from geron_lib import masking_experiment as mx
 from geron_lib.masking import MaskingSchedule
 from geron_lib.mlm import MaskedLM
+from geron_lib.timing import sample_seconds
 from geron_lib.train import train_mlm
 
 setup = mx.Setup()
 tokenizer, train_ids, _ = mx.data(setup)
 config = mx.model_config(setup, tokenizer.vocab_size)
 schedule = MaskingSchedule(train_ids, tokenizer, "dynamic")
-times = {1: [], None: []}
-for _ in range(5):
-    for threads in times:
-        model = MaskedLM(config, dtype=setup.dtype)
-        start = time.perf_counter()
-        train_mlm(model, schedule, epochs=1, batch_size=setup.batch_size, blas_threads=threads)
-        times[threads].append(time.perf_counter() - start)
+
+
+def epoch(threads):
+    return lambda: train_mlm(MaskedLM(config, dtype=setup.dtype), schedule, epochs=1,
+                             batch_size=setup.batch_size, blas_threads=threads)
+
+
+# a fresh model each time (its creation is timed too: a few ms); alternating, wall clock
+times = sample_seconds({1: epoch(1), None: epoch(None)}, repeat=5, min_seconds=1e-9,
+                       clock=time.perf_counter, alternate=True)
 one, uncapped = (statistics.median(times[k]) for k in (1, None))
 print(f"one epoch ({len(train_ids)} sentences): 1 BLAS thread {one * 1e3:.0f} ms, "
       f"uncapped {uncapped * 1e3:.0f} ms, ratio {uncapped / one:.2f}")

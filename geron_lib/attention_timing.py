@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from functools import partial
@@ -19,37 +18,11 @@ from .attention import (
     sum_attention,
     sum_attention_loop,
 )
-from .validate import check_choice, check_int, check_positive_number
+from .timing import median_seconds
+from .validate import check_choice, check_int
 
 IMPLEMENTATIONS = {"concat": {"loop": concat_attention_loop, "batched": concat_attention},
                    "sum": {"loop": sum_attention_loop, "batched": sum_attention}}
-
-
-def median_seconds(fns: dict[str, Callable[[], object]], *, repeat: int = 7, min_seconds: float = 2e-3,
-                   clock: Callable[[], float] = time.process_time) -> dict[str, float]:
-    """Median seconds per call of every function; each round times them all in turn (side by side),
-    every timing spans at least ``min_seconds`` (short calls are repeated within it).
-
-    The default clock is this process's CPU time: on a shared machine the time other jobs hold the
-    core does not count. It equals wall time for single-threaded work only (one BLAS thread); pass
-    ``clock=time.perf_counter`` to measure wall time."""
-    repeat = check_int("repeat", repeat, minimum=1)
-    min_seconds = check_positive_number("min_seconds", min_seconds)
-    if not callable(clock):
-        raise TypeError(f"clock must be a function returning seconds, got {clock!r}")
-    number = {}
-    for name, fn in fns.items():  # warm up, and choose how many calls fill min_seconds
-        start = clock()
-        fn()
-        number[name] = max(1, math.ceil(min_seconds / max(clock() - start, 1e-9)))
-    samples = {name: [] for name in fns}
-    for _ in range(repeat):
-        for name, fn in fns.items():
-            start = clock()
-            for _ in range(number[name]):
-                fn()
-            samples[name].append((clock() - start) / number[name])
-    return {name: float(np.median(s)) for name, s in samples.items()}
 
 
 def page_faults_per_call(fn: Callable[[], object], *, calls: int = 3) -> float | None:

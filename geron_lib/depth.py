@@ -11,6 +11,7 @@ from threadpoolctl import threadpool_limits
 from .config import SHARING, EncoderConfig
 from .encoder import Encoder
 from .params import count_parameters
+from .timing import median_seconds
 from .validate import check_int
 
 #: The hidden-state experiment of the sharing chapter: 24 layers like ALBERT large, at a width that runs fast.
@@ -95,10 +96,5 @@ def forward_time_by_depth(config: EncoderConfig, depths, *, batch: int = 1, seq_
 
 def _median_forward_seconds(config: EncoderConfig, ids: np.ndarray, repeats: int, seed: int) -> float:
     encoder = Encoder(config, seed=seed, dtype=np.float32)
-    encoder(ids)  # warm-up, not timed
-    seconds = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        encoder(ids)
-        seconds.append(time.perf_counter() - start)
-    return float(np.median(seconds))
+    return median_seconds({"forward": lambda: encoder(ids)}, repeat=repeats, min_seconds=1e-9,
+                           clock=time.perf_counter)["forward"]

@@ -16,10 +16,11 @@ from geron_lib.attention import (
     sum_attention,
     sum_attention_loop,
 )
-from geron_lib.attention_timing import loop_vs_batched, median_seconds, page_faults_per_call
+from geron_lib.attention_timing import loop_vs_batched, page_faults_per_call
 from geron_lib.conversions import concat_to_sum, sum_to_concat, value_maps
 from geron_lib.exercises.attention import check_attention_params, check_sum_weights
 from geron_lib.params import attention_param_items, attention_params, model_attention_params
+from geron_lib.timing import median_seconds
 from geron_lib.validate import MEMORY_LIMIT_BYTES
 from geron_lib.widgets.attention import head_counts, heads_explorer
 
