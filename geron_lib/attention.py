@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .layers import linear, softmax
-from .validate import check_choice, check_int, check_memory
+from .validate import check_bool, check_choice, check_int, check_memory
 
 FORMS = ("concat", "sum")
 
@@ -195,8 +195,7 @@ def random_attention_weights(d_model: int, num_heads: int, form: str = "concat",
     H = check_int("d_model", d_model, minimum=1)
     h = check_int("num_heads", num_heads, minimum=1)
     check_choice("form", form, FORMS)
-    if not isinstance(bias, bool):
-        raise TypeError(f"bias must be True or False, got {bias!r}")
+    check_bool("bias", bias)
     if H % h:
         raise ValueError(f"d_model ({H}) must be divisible by num_heads ({h})")
     shapes = {"W_Q": (H, H), "W_K": (H, H), "W_V": (h, H, H) if form == "sum" else (H, H)}

@@ -9,7 +9,7 @@ from .config import EncoderConfig
 from .hf import hf_weights
 from .layers import feed_forward, layer_norm, linear, sub_cache
 from .params import count_parameters, stored_copies
-from .validate import check_int, check_memory, check_token_ids
+from .validate import check_bool, check_int, check_memory, check_token_ids
 
 
 # X <- LN(X + MultiHead(X));   X <- LN(X + FFN(X))        (post-LN, as in BERT and ALBERT)
@@ -63,8 +63,7 @@ class Encoder:
         self.dtype = np.dtype(dtype)
         if self.dtype not in (np.float32, np.float64):
             raise ValueError(f"dtype must be float32 or float64, got {self.dtype}")
-        if not isinstance(pooler, bool):
-            raise TypeError(f"pooler must be True or False, got {pooler!r}")
+        check_bool("pooler", pooler)
         n = count_parameters(config, pooler=pooler).total
         check_memory(n * self.dtype.itemsize, f"Encoder weights ({n:,} parameters, {self.dtype})")
         self.config = config

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .params import linear_params
-from .validate import check_int, check_memory, check_number
+from .validate import check_bool, check_int, check_memory, check_number
 
 
 def _check_sizes(vocab_size, hidden_size, embedding_size=None) -> tuple[int, int, int]:
@@ -33,8 +33,7 @@ def token_embedding_params(vocab_size: int, hidden_size: int, embedding_size: in
 def break_even_width(vocab_size: int, hidden_size: int, *, bias: bool = True) -> float:
     """The width E* below which factorising saves parameters (it saves for every E < E*)."""
     V, H, _ = _check_sizes(vocab_size, hidden_size)
-    if not isinstance(bias, bool):
-        raise TypeError(f"bias must be True or False, got {bias!r}")
+    check_bool("bias", bias)
     return H * (V - 1) / (V + H) if bias else V * H / (V + H)
 
 

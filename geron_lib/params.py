@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from .config import EncoderConfig
-from .validate import check_choice, check_int
+from .validate import check_bool, check_choice, check_int
 
 
 # y = x W + b,  W: (n_in, n_out),  b: (n_out,)
@@ -26,8 +26,7 @@ def attention_param_items(hidden_size: int, num_heads: int, form: str = "concat"
     H = check_int("hidden_size", hidden_size, minimum=1)
     h = check_int("num_heads", num_heads, minimum=1)
     check_choice("form", form, ("concat", "sum"))
-    if not isinstance(bias, bool):
-        raise TypeError(f"bias must be True or False, got {bias!r}")
+    check_bool("bias", bias)
     if H % h:
         raise ValueError(f"hidden_size ({H}) must be divisible by num_heads ({h})")
     query_key = 2 * linear_params(H, H, bias)
@@ -129,8 +128,7 @@ def count_parameters(
     if not isinstance(config, EncoderConfig):
         raise TypeError(f"config must be an EncoderConfig, got {type(config).__name__}")
     for name, flag in (("pooler", pooler), ("mlm_head", mlm_head), ("nsp_head", nsp_head)):
-        if not isinstance(flag, bool):
-            raise TypeError(f"{name} must be True or False, got {flag!r}")
+        check_bool(name, flag)
     V, E, H, F = config.vocab_size, config.E, config.hidden_size, config.intermediate_size
     attention_copies, ffn_copies = stored_copies(config)
     per_attention = attention_params(H, config.num_attention_heads, config.attention)

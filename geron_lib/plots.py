@@ -33,8 +33,3 @@ def fixed_layout(fig: Figure) -> None:
     to lay it out, which doubles the cost of a slider update."""
     with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
         fig.set_layout_engine(None)
-
-
-def use_book_style() -> None:
-    """Apply the book's style to pyplot figures too (notebooks call it once)."""
-    mpl.rcParams.update(STYLE)

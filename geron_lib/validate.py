@@ -22,6 +22,13 @@ def check_int(name: str, value, *, minimum: int | None = None) -> int:
     return value
 
 
+def check_bool(name: str, value) -> bool:
+    """``value`` itself; TypeError unless it is True or False."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
 def check_number(name: str, value) -> float:
     """``value`` as a finite float; TypeError unless it is a real number (booleans refused)."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
