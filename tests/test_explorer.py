@@ -55,4 +55,8 @@ def test_feedback_and_check_number():
     wrong = check_number(12, 10, what="the count", hint="Count the biases.")
     assert not wrong and "too large" in repr(wrong) and "Count the biases." in wrong.message
     assert not check_number("ten", 10, what="the count", hint="h")
+    slipped = check_number(8, 10, what="the count", hint="general", slips={8: "You left out the biases."})
+    assert not slipped and "You left out the biases." in slipped.message and "general" not in slipped.message
+    assert "general" in check_number(9, 10, what="the count", hint="general", slips={8: "s"}).message
+    assert check_number(10, 10, what="the count", hint="h", slips={10: "never shown"})
     assert repr(Feedback(True, "ok")).startswith("Correct.")

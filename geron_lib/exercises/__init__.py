@@ -21,11 +21,13 @@ class Feedback:
         return ("Correct. " if self.correct else "Not yet. ") + self.message
 
 
-def check_number(answer, expected: float, *, what: str, hint: str, rel_tol: float = 1e-9) -> Feedback:
-    """Compare a numeric answer with the expected value; the hint says what to look at when wrong."""
+def check_number(answer, expected: float, *, what: str, hint: str, rel_tol: float = 1e-9,
+                 slips: dict | None = None) -> Feedback:
+    """Compare a numeric answer with the expected value. When wrong, say what to look at: the hint kept
+    in ``slips`` for a known wrong value (a common mistake), else ``hint``."""
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real) or not math.isfinite(answer):
         return Feedback(False, f"{what} should be a finite number; got {answer!r}.")
     if math.isclose(answer, expected, rel_tol=rel_tol, abs_tol=0 if expected else 1e-12):
         return Feedback(True, f"{what} is {expected:,}.")
     direction = "too large" if answer > expected else "too small"
-    return Feedback(False, f"{answer:,} is {direction} for {what}. {hint}")
+    return Feedback(False, f"{answer:,} is {direction} for {what}. {(slips or {}).get(answer, hint)}")

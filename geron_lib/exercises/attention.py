@@ -20,17 +20,19 @@ HINTS = {
 def check_attention_params(answer, d_model: int, n_heads: int, form: str, bias: bool = True) -> Feedback:
     """Is ``answer`` the number of parameters of one attention sublayer of ``form``?"""
     expected = attention_params(d_model, n_heads, form, bias)
-    hint = HINTS[form]
     H, h = d_model, n_heads
-    if bias and answer == attention_params(H, h, form, bias=False):
-        hint = "That is the count without biases; this layer has them. " + hint
-    elif form == "sum" and answer == expected + h * H:
-        hint = ("You gave every head a value bias: they are redundant, since each row of A_h sums to 1, "
-                "A_h 1 b^T = 1 b^T, so all of them fold into b_O.")
-    elif answer == attention_params(H, h, "sum" if form == "concat" else "concat", bias):
-        hint = "That is the other form's count. " + hint
+    # known slips, the most telling last (a later entry wins where two coincide)
+    slips = {attention_params(H, h, "sum" if form == "concat" else "concat", bias):
+             "That is the other form's count. " + HINTS[form]}
+    if form == "sum":
+        slips[expected + h * H] = ("You gave every head a value bias: they are redundant, since each row of "
+                                   "A_h sums to 1, A_h 1 b^T = 1 b^T, so all of them fold into b_O.")
+    if bias:
+        slips[attention_params(H, h, form, bias=False)] = ("That is the count without biases; this layer "
+                                                           "has them. " + HINTS[form])
     return check_number(answer, expected, what=f"the number of parameters of the {form} form at "
-                        f"d_model = {H}, n_heads = {h}{'' if bias else ' without biases'}", hint=hint)
+                        f"d_model = {H}, n_heads = {h}{'' if bias else ' without biases'}", hint=HINTS[form],
+                        slips=slips)
 
 
 def check_sum_weights(w_sum, w_concat: dict, num_heads: int) -> Feedback:
