@@ -6,7 +6,7 @@
 #                 transformers) first, so that the interop tests run
 #   make book     execute all notebooks and build the HTML book under _build/html
 #   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
-#   make lint     ruff
+#   make lint     ruff, and lint-imports (the library's layers: pyproject.toml [tool.importlinter])
 #   make clean    remove build output
 
 PYTHON ?= python3.11
@@ -49,7 +49,7 @@ $(HF_STAMP): $(STAMP) pyproject.toml
 # The book is built first because tests/book_site/ checks the built HTML in headless chromium.
 test: $(STAMP) $(HF_STAMP)
 	@status=0; \
-	$(BIN)/ruff check . || status=1; \
+	$(MAKE) --no-print-directory lint || status=1; \
 	$(MAKE) --no-print-directory book || status=1; \
 	$(BIN)/python -m pytest tests || status=1; \
 	$(BIN)/python -m pytest --nbval --nbval-current-env \
@@ -68,6 +68,7 @@ outputs: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf _build

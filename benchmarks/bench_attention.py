@@ -17,7 +17,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy is imported
 
 import numpy as np  # noqa: E402
 
-from geron_lib.attention_timing import loop_vs_batched  # noqa: E402
+from geron_lib.studies.attention_timing import loop_vs_batched  # noqa: E402
 
 
 def _count(faults) -> str:

@@ -9,8 +9,8 @@ import statistics
 import sys
 import time
 
+from geron_lib.notebook.widgets.embeddings import embedding_explorer
 from geron_lib.timing import sample_seconds
-from geron_lib.widgets.embeddings import embedding_explorer
 
 TARGET_MS = 100.0
 

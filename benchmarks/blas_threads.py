@@ -7,11 +7,11 @@ Run from the repository root:  .venv/bin/python benchmarks/blas_threads.py
 import statistics
 import time
 
-from geron_lib import masking_experiment as mx
-from geron_lib.masking import MaskingSchedule
-from geron_lib.mlm import MaskedLM
+from geron_lib.model.mlm import MaskedLM
+from geron_lib.pretraining.masking import MaskingSchedule
+from geron_lib.pretraining.train import train_mlm
+from geron_lib.studies import masking_experiment as mx
 from geron_lib.timing import sample_seconds
-from geron_lib.train import train_mlm
 
 setup = mx.Setup()
 tokenizer, train_ids, _ = mx.data(setup)

@@ -1,10 +1,22 @@
-"""geron_lib: the numpy library behind the book on ALBERT, RoBERTa and the attention output projection."""
+"""geron_lib: the numpy library behind the book on ALBERT, RoBERTa and the attention output projection.
 
-from . import attention, layers, masking, rng
-from .config import PRESETS, EncoderConfig
-from .encoder import Encoder
-from .params import ParameterCount, count_parameters
-from .reference import SeedResult, albert, roberta
+The packages are its layers, and imports point one way (an import-linter contract in ``make test``):
+
+    notebook     explorers, figures, the chapters' widgets and exercise checkers (the only ipywidgets user)
+    studies      what the chapters measure or reconstruct
+    pretraining  tokenizer, corpus, masking, training          interop    Hugging Face configs and weights
+                                                                reference  the reference implementation
+    model        config, counts, layers, attention, encoder, MLM head: each forward beside its backward
+    validate, timing   argument checks and side-by-side timing, used by all
+"""
+
+from .model import attention, layers
+from .model.config import PRESETS, EncoderConfig
+from .model.encoder import Encoder
+from .model.params import ParameterCount, count_parameters
+from .pretraining import masking
+from .reference import rng
+from .reference.encoders import SeedResult, albert, roberta
 
 __all__ = ["PRESETS", "Encoder", "EncoderConfig", "ParameterCount", "SeedResult", "albert",
            "attention", "count_parameters", "layers", "masking", "rng", "roberta"]

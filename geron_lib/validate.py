@@ -22,6 +22,14 @@ def check_int(name: str, value, *, minimum: int | None = None) -> int:
     return value
 
 
+def check_type(name: str, value, cls: type):
+    """``value`` itself; TypeError unless it is an instance of ``cls``."""
+    if not isinstance(value, cls):
+        article = "an" if cls.__name__[0] in "AEIOU" else "a"
+        raise TypeError(f"{name} must be {article} {cls.__name__}, got {type(value).__name__}")
+    return value
+
+
 def check_bool(name: str, value) -> bool:
     """``value`` itself; TypeError unless it is True or False."""
     if not isinstance(value, bool):

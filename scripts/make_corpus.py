@@ -6,7 +6,7 @@ Run from the repository root:  .venv/bin/python scripts/make_corpus.py [OUTPUT_P
 import sys
 from pathlib import Path
 
-from geron_lib.corpus import CORPUS_PATH, CORPUS_SEED, CORPUS_SENTENCES, generate
+from geron_lib.pretraining.corpus import CORPUS_PATH, CORPUS_SEED, CORPUS_SENTENCES, generate
 
 
 def main(path: Path = CORPUS_PATH) -> None:

@@ -12,7 +12,7 @@ import json
 import time
 from pathlib import Path
 
-from geron_lib import masking_experiment as mx
+from geron_lib.studies import masking_experiment as mx
 
 OUTPUT = Path(__file__).resolve().parents[1] / "book" / "data" / "masking_experiment.json"
 RUNS = {

@@ -11,7 +11,7 @@ from urllib.parse import quote
 import ipywidgets as widgets
 import pytest
 
-from geron_lib.explorer import Explorer
+from geron_lib.notebook.explorer import Explorer
 
 from .pages import (
     SCREENSHOTS,

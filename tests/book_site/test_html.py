@@ -92,8 +92,8 @@ def test_figures_are_opaque_so_they_read_in_the_dark_theme(pages):
                 lowest = image.convert("RGBA").getchannel("A").getextrema()[0]
                 if lowest < 255:
                     see_through.append(f"{name}: {attrs.get('alt', '')[:60]!r} (alpha down to {lowest})")
-    assert not see_through, "figures with a transparent background (use geron_lib.plots):\n" + "\n".join(
-        see_through)
+    assert not see_through, ("figures with a transparent background (use geron_lib.notebook.plots):\n"
+                             + "\n".join(see_through))
 
 
 def _css_urls(css: str) -> list[str]:

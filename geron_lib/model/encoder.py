@@ -1,0 +1,289 @@
+"""The encoder: the embeddings, the block and the stack of blocks for every sharing mode, each forward
+beside its backward. Every caller (the reference functions, the chapters, the Hugging Face comparison and
+training) runs this one forward."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..validate import check_bool, check_int, check_memory, check_token_ids, check_type
+from .attention import ATTENTION_FORMS, additive_mask
+from .config import EncoderConfig
+from .layers import (
+    feed_forward,
+    feed_forward_backward,
+    layer_norm,
+    layer_norm_backward,
+    linear,
+    linear_backward,
+    rows,
+    sub_cache,
+)
+from .memory import forward_activation_bytes
+from .params import count_parameters, stored_copies
+
+
+def block_forward(x, attention: dict, ffn: dict, config: EncoderConfig, mask=None,
+                  cache: dict | None = None) -> np.ndarray:
+    """X_1 = LN(X + MultiHead(X)),  Y = LN(X_1 + FFN(X_1))   (post-LN, as in BERT and ALBERT).
+
+    One encoder block on (B, T, H); a sublayer without ``ln_gain``/``ln_bias`` gets a plain layer norm.
+    Writes ``cache``: "attention", "ln_attention", "ffn", "ln_ffn", each filled by that step's forward.
+    """
+    eps, attend = config.layer_norm_eps, ATTENTION_FORMS[config.attention][0]
+    a = attend(x, attention, config.num_attention_heads, mask, sub_cache(cache, "attention"))
+    x = layer_norm(x + a, attention.get("ln_gain"), attention.get("ln_bias"), eps,
+                   sub_cache(cache, "ln_attention"))
+    f = feed_forward(x, ffn, config.hidden_act, sub_cache(cache, "ffn"))
+    return layer_norm(x + f, ffn.get("ln_gain"), ffn.get("ln_bias"), eps, sub_cache(cache, "ln_ffn"))
+
+
+def block_backward(dy, cache, attention, ffn, g_attention, g_ffn, config: EncoderConfig) -> np.ndarray:
+    """dX_1 = LN'(dY) + FFN'(LN'(dY)),  dX = LN'(dX_1) + MultiHead'(LN'(dX_1)): each residual adds two paths.
+
+    Reads ``cache``: "ln_ffn", "ffn", "ln_attention", "attention" (written by :func:`block_forward`).
+    """
+    attend_backward = ATTENTION_FORMS[config.attention][1]
+    d = layer_norm_backward(dy, cache["ln_ffn"], g_ffn.get("ln_gain"), g_ffn.get("ln_bias"))
+    d = d + feed_forward_backward(d, cache["ffn"], ffn, g_ffn, config.hidden_act)
+    d = layer_norm_backward(d, cache["ln_attention"], g_attention.get("ln_gain"), g_attention.get("ln_bias"))
+    return d + attend_backward(d, cache["attention"], attention, g_attention)
+
+
+def position_ids(ids: np.ndarray, config: EncoderConfig) -> np.ndarray:
+    """pos_t = t (BERT, ALBERT);  RoBERTa: pad + (real tokens up to and including t), a padding token's pad.
+
+    The position of every token, (B, T); 0, 1, ..., T - 1 unless the model is RoBERTa with a pad id.
+    """
+    pad = config.pad_token_id
+    if config.model_type != "roberta" or pad is None:
+        return np.broadcast_to(np.arange(ids.shape[1]), ids.shape)
+    real = ids != pad
+    return np.where(real, np.cumsum(real, axis=1) + pad, pad)
+
+
+def max_length(config: EncoderConfig) -> int:
+    """The longest input the position table covers (RoBERTa's positions start after its pad id)."""
+    if config.model_type != "roberta" or config.pad_token_id is None:
+        return config.max_position_embeddings
+    return config.max_position_embeddings - config.pad_token_id - 1
+
+
+def embed(ids: np.ndarray, w: dict, config: EncoderConfig, token_type_ids=None,
+          cache: dict | None = None) -> np.ndarray:
+    """X_0 = LN(Emb[ids] + Pos[position ids] + Type[types]) at width E, then W_P + b_P when E -> H is mapped.
+
+    (B, T) ids -> (B, T, H). Writes ``cache``: "ln", ids, positions, token_type_ids, x_E.
+    """
+    positions = position_ids(ids, config)                     # (B, T)
+    x = w["word"][ids] + w["position"][positions]             # (B, T, E)
+    if "token_type" in w:
+        x = x + w["token_type"][0 if token_type_ids is None else token_type_ids]
+    x = layer_norm(x, w["ln_gain"], w["ln_bias"], config.layer_norm_eps, sub_cache(cache, "ln"))
+    if cache is not None:
+        cache.update(ids=ids, positions=positions, token_type_ids=token_type_ids, x_E=x)
+    return linear(x, w["W_P"], w["b_P"]) if "W_P" in w else x  # (B, T, H)
+
+
+def embed_backward(dy, cache, w, g) -> None:
+    """dX_E = dX_0 W_P^T,  then every table row adds the LN-backward gradient of each of its uses.
+
+    Reads ``cache``: x_E, "ln", ids, positions, token_type_ids (written by :func:`embed`).
+    """
+    if "W_P" in w:
+        dy = linear_backward(dy, cache["x_E"], w["W_P"], g["W_P"], g["b_P"])
+    de = layer_norm_backward(dy, cache["ln"], g["ln_gain"], g["ln_bias"])  # (B, T, E)
+    np.add.at(g["word"], cache["ids"], de)
+    np.add.at(g["position"], cache["positions"], de)
+    if "token_type" in w:
+        types = cache["token_type_ids"]
+        if types is None:
+            g["token_type"][0] += rows(de).sum(axis=0)
+        else:
+            np.add.at(g["token_type"], types, de)
+
+
+class Encoder:
+    """A BERT / ALBERT / RoBERTa encoder in numpy: ``Encoder(config, seed=0)(ids)`` -> (B, T, H).
+
+    Weights are drawn from ``np.random.default_rng(seed)``: matrices and embedding tables from
+    N(0, initializer_range^2), biases zero, layer-norm gains one (the Hugging Face initialisation).
+    Shared sublayers are one set of arrays used by every layer.
+    """
+
+    def __init__(self, config: EncoderConfig, *, seed: int = 0, dtype=np.float64, pooler: bool = False):
+        check_type("config", config, EncoderConfig)
+        seed = check_int("seed", seed)
+        self.dtype = _check_dtype(dtype)
+        check_bool("pooler", pooler)
+        n = count_parameters(config, pooler=pooler).total
+        check_memory(n * self.dtype.itemsize, f"Encoder weights ({n:,} parameters, {self.dtype})")
+        self.config = config
+        self._rng = np.random.default_rng(seed)
+        self.embeddings = self._embedding_weights()
+        n_attention, n_ffn = stored_copies(config)
+        attention = [self._attention_weights() for _ in range(n_attention)]
+        ffn = [self._ffn_weights() for _ in range(n_ffn)]
+        self.layers = _share(attention, ffn, config.num_hidden_layers)
+        self.pooler = {"W": self._normal(config.hidden_size, config.hidden_size),
+                       "b": self._zeros(config.hidden_size)} if pooler else None
+        del self._rng
+
+    @classmethod
+    def from_weights(cls, config: EncoderConfig, embeddings: dict, attention: list[dict], ffn: list[dict],
+                     pooler: dict | None = None, *, dtype=np.float32) -> Encoder:
+        """The encoder holding given weights (as :mod:`geron_lib.interop` reads them from transformers):
+        one attention and one FFN dict per stored copy, the arrays already in ``dtype``."""
+        check_type("config", config, EncoderConfig)
+        self = cls.__new__(cls)
+        self.config, self.dtype = config, _check_dtype(dtype)
+        self.embeddings, self.pooler = embeddings, pooler
+        self.layers = _share(attention, ffn, config.num_hidden_layers)
+        return self
+
+    def _normal(self, *shape):
+        return self._rng.normal(0.0, self.config.initializer_range, shape).astype(self.dtype)
+
+    def _zeros(self, n):
+        return np.zeros(n, self.dtype)
+
+    def _ones(self, n):
+        return np.ones(n, self.dtype)
+
+    def _embedding_weights(self) -> dict:
+        c, E, H = self.config, self.config.E, self.config.hidden_size
+        w = {"word": self._normal(c.vocab_size, E), "position": self._normal(c.max_position_embeddings, E)}
+        if c.type_vocab_size:
+            w["token_type"] = self._normal(c.type_vocab_size, E)
+        w |= {"ln_gain": self._ones(E), "ln_bias": self._zeros(E)}
+        if c.has_embedding_projection:
+            w |= {"W_P": self._normal(E, H), "b_P": self._zeros(H)}  # the E -> H projection
+        return w
+
+    def _attention_weights(self) -> dict:
+        H, h = self.config.hidden_size, self.config.num_attention_heads
+        w = {"W_Q": self._normal(H, H), "b_Q": self._zeros(H),
+             "W_K": self._normal(H, H), "b_K": self._zeros(H)}
+        if self.config.attention == "concat":
+            w |= {"W_V": self._normal(H, H), "b_V": self._zeros(H), "W_O": self._normal(H, H)}
+        else:
+            w |= {"W_V": self._normal(h, H, H)}  # one full-width value map per head, no W_O
+        return w | {"b_O": self._zeros(H), "ln_gain": self._ones(H), "ln_bias": self._zeros(H)}
+
+    def _ffn_weights(self) -> dict:
+        H, F = self.config.hidden_size, self.config.intermediate_size
+        return {"W_1": self._normal(H, F), "b_1": self._zeros(F), "W_2": self._normal(F, H),
+                "b_2": self._zeros(H), "ln_gain": self._ones(H), "ln_bias": self._zeros(H)}
+
+    def parameters(self) -> dict[str, np.ndarray]:
+        """Every distinct array by name; a shared sublayer appears once."""
+        out = {f"embeddings.{k}": v for k, v in self.embeddings.items()}
+        seen = set()
+        for i, sublayers in enumerate(self.layers):
+            for part, w in zip(("attention", "ffn"), sublayers, strict=True):
+                if id(w) not in seen:
+                    seen.add(id(w))
+                    out |= {f"layers.{i}.{part}.{k}": v for k, v in w.items()}
+        if self.pooler is not None:
+            out |= {f"pooler.{k}": v for k, v in self.pooler.items()}
+        return out
+
+    def num_parameters(self) -> int:
+        """The number of values actually stored (compare :func:`geron_lib.count_parameters`)."""
+        return sum(v.size for v in self.parameters().values())
+
+    def _check_inputs(self, input_ids, token_type_ids, attention_mask):
+        """(ids, token types or None, additive mask or None), every argument checked before any work."""
+        c = self.config
+        ids, _ = check_token_ids("input_ids", input_ids, vocab_size=c.vocab_size)
+        B, T = ids.shape
+        if T > max_length(c):
+            raise ValueError(f"input_ids has {T} positions, above the {max_length(c)} that "
+                             f"max_position_embeddings ({c.max_position_embeddings}) covers")
+        extra = {}
+        for name, value, limit in (("token_type_ids", token_type_ids, c.type_vocab_size),
+                                   ("attention_mask", attention_mask, 2)):
+            if value is None:
+                continue
+            if name == "token_type_ids" and limit == 0:
+                raise ValueError("token_type_ids given, but type_vocab_size is 0")
+            arr, _ = check_token_ids(name, value, vocab_size=limit)
+            if arr.shape != ids.shape:
+                raise ValueError(f"{name} must have the shape of input_ids {ids.shape}, got {arr.shape}")
+            extra[name] = arr
+        needed = forward_activation_bytes(B, T, c.hidden_size, c.num_attention_heads, c.intermediate_size,
+                                          c.attention, self.dtype.itemsize)
+        check_memory(needed, f"a forward pass on {B} x {T} ids")
+        keep = extra.get("attention_mask")
+        return ids, extra.get("token_type_ids"), None if keep is None else additive_mask(keep, self.dtype)
+
+    def forward(self, ids, token_type_ids=None, mask=None, cache: dict | None = None,
+                keep_all: bool = False) -> list[np.ndarray]:
+        """X_0 = embed(ids),  X_l = block_l(X_{l-1}) for l = 1 .. L: [X_L], or every X_l with keep_all.
+
+        The kernel behind every public call (their inputs checked once); writes ``cache``: "embed" and l.
+        """
+        c = self.config
+        x = embed(ids, self.embeddings, c, token_type_ids, sub_cache(cache, "embed"))
+        states = [x]
+        for i, (attention, ffn) in enumerate(self.layers):
+            x = block_forward(x, attention, ffn, c, mask, sub_cache(cache, i))
+            states = states + [x] if keep_all else [x]
+        return states
+
+    def backward(self, cache: dict, d_hidden: np.ndarray, grads: dict[str, np.ndarray]) -> None:
+        """dX_{l-1} = block_backward_l(dX_l) for l = L .. 1, then the embeddings': adds into ``grads``.
+
+        ``grads`` is named as :meth:`parameters`; a shared sublayer sums its gradient over its uses.
+        Reads ``cache``: l and "embed" (written by :meth:`forward`).
+        """
+        view = _grad_view(self, grads)
+        d = d_hidden
+        for i in reversed(range(len(self.layers))):
+            attention, ffn = self.layers[i]
+            d = block_backward(d, cache[i], attention, ffn, view(attention), view(ffn), self.config)
+        embed_backward(d, cache["embed"], self.embeddings, view(self.embeddings))
+
+    def forward_cached(self, input_ids, token_type_ids=None, attention_mask=None) -> tuple[np.ndarray, dict]:
+        """The last hidden states (B, T, H) and the cache that :meth:`backward` reads."""
+        cache = {}
+        hidden = self.forward(*self._check_inputs(input_ids, token_type_ids, attention_mask), cache)[-1]
+        return hidden, cache
+
+    def hidden_states(self, input_ids, token_type_ids=None, attention_mask=None) -> list[np.ndarray]:
+        """The input to the first layer and the output of every layer: L + 1 arrays of (B, T, H)."""
+        return self.forward(*self._check_inputs(input_ids, token_type_ids, attention_mask), keep_all=True)
+
+    def __call__(self, input_ids, token_type_ids=None, attention_mask=None) -> np.ndarray:
+        """The last layer's hidden states, (B, T, H); a 1-D ``input_ids`` is one batch row."""
+        return self.forward(*self._check_inputs(input_ids, token_type_ids, attention_mask))[-1]
+
+    def pool(self, hidden: np.ndarray) -> np.ndarray:
+        """pooled = tanh(h_[CLS] W + b): the pooler on the first position, (B, T, H) -> (B, H)."""
+        if self.pooler is None:
+            raise ValueError("this Encoder was built with pooler=False")
+        return np.tanh(linear(hidden[:, 0], self.pooler["W"], self.pooler["b"]))
+
+    def __repr__(self) -> str:
+        c = self.config
+        return (f"Encoder({c.model_type}, V={c.vocab_size}, E={c.E}, H={c.hidden_size}, "
+                f"L={c.num_hidden_layers}, h={c.num_attention_heads}, sharing={c.sharing!r}, "
+                f"attention={c.attention!r}, {self.num_parameters():,} parameters, {self.dtype})")
+
+
+def _check_dtype(dtype) -> np.dtype:
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    return dtype
+
+
+def _share(attention: list[dict], ffn: list[dict], L: int) -> list[tuple[dict, dict]]:
+    """Layer i uses its own copy of a sublayer, or copy 0 when that sublayer is shared (one copy)."""
+    return [(attention[i % len(attention)], ffn[i % len(ffn)]) for i in range(L)]
+
+
+def _grad_view(encoder: Encoder, grads: dict[str, np.ndarray]):
+    """weights dict -> the matching dict of gradient arrays (the same arrays for a shared sublayer)."""
+    name_of = {id(p): name for name, p in encoder.parameters().items()}
+    return lambda w: {k: grads[name_of[id(p)]] for k, p in w.items()}

@@ -1,0 +1,139 @@
+"""BERT's masked-language-model head on an :class:`~geron_lib.model.encoder.Encoder`, its decoder tied to the
+token embedding: the batch it reads, the head and the loss, each forward beside its backward."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..validate import check_int, check_type
+from .config import EncoderConfig
+from .encoder import Encoder
+from .layers import ACTIVATIONS, layer_norm, layer_norm_backward, linear, linear_backward, sub_cache
+
+#: What happened at each position of a :class:`MaskedBatch`.
+NOT_SELECTED, MASKED, RANDOM, KEPT = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class MaskedBatch:
+    """One masking of a batch of sequences, every array (B, T): what the MLM reads and predicts."""
+
+    input_ids: np.ndarray       # what the model reads
+    labels: np.ndarray          # the original ids: the targets at the selected positions
+    decision: np.ndarray        # NOT_SELECTED, or what a selected token became: MASKED, RANDOM or KEPT
+    attention_mask: np.ndarray  # 1 for a token, 0 for [PAD]
+
+    @property
+    def selected(self) -> np.ndarray:
+        """Where the model is asked to predict the original token."""
+        return self.decision != NOT_SELECTED
+
+    def __len__(self) -> int:
+        return len(self.input_ids)
+
+    def __getitem__(self, rows) -> MaskedBatch:
+        """The rows ``rows`` (an index array or a slice), as a batch."""
+        return MaskedBatch(*(a[rows] for a in (self.input_ids, self.labels, self.decision,
+                                               self.attention_mask)))
+
+
+def mlm_logits(hidden, head: dict, word: np.ndarray, act: str, eps: float, cache: dict | None = None):
+    """logits = LN(act(h W + b)) Emb^T + b_out   (dense H -> E, LN over E, decoder tied to Emb: V x E).
+
+    (N, H) hidden states at the masked positions -> (N, V). Writes ``cache``: "ln", hidden, u, z.
+    """
+    u = linear(hidden, head["W"], head["b"])                                                  # (N, E)
+    z = layer_norm(ACTIVATIONS[act][0](u), head["ln_gain"], head["ln_bias"], eps, sub_cache(cache, "ln"))
+    if cache is not None:
+        cache.update(hidden=hidden, u=u, z=z)
+    return linear(z, word.T, head["b_out"])                                                   # (N, V)
+
+
+def mlm_head_backward(d_logits, cache, head, word, g_head, g_word, act: str) -> np.ndarray:
+    """dEmb += dlogits^T z (the tied decoder's share),  dz = dlogits Emb,  then LN', act' and the dense map.
+
+    Returns dL/d(hidden states at the masked positions). Reads ``cache``: z, "ln", u, hidden.
+    """
+    g_word += d_logits.T @ cache["z"]
+    g_head["b_out"] += d_logits.sum(axis=0)
+    da = layer_norm_backward(d_logits @ word, cache["ln"], g_head["ln_gain"], g_head["ln_bias"])
+    du = da * ACTIVATIONS[act][1](cache["u"])
+    return linear_backward(du, cache["hidden"], head["W"], g_head["W"], g_head["b"])
+
+
+def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
+    """loss = mean_n -log softmax(z_n)[y_n]; returns the loss and the probabilities its backward reads."""
+    shifted = logits - logits.max(axis=-1, keepdims=True)
+    log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))  # log softmax, without overflow
+    return float(-log_p[np.arange(len(targets)), targets].mean()), np.exp(log_p)
+
+
+def cross_entropy_backward(probs: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """dz_n = (softmax(z_n) - onehot(y_n)) / N."""
+    dz = probs.copy()
+    dz[np.arange(len(targets)), targets] -= 1
+    return dz / len(targets)
+
+
+class MaskedLM:
+    """An Encoder with the MLM head that :func:`geron_lib.count_parameters` counts with ``mlm_head=True``.
+
+    The head's weights come from ``np.random.default_rng([seed, 1])``, the encoder's from ``seed``.
+    """
+
+    def __init__(self, config: EncoderConfig, *, seed: int = 0, dtype=np.float64):
+        seed = check_int("seed", seed, minimum=0)
+        self.encoder = Encoder(config, seed=seed, dtype=dtype)
+        self.config, self.dtype = config, self.encoder.dtype
+        H, E, V = config.hidden_size, config.E, config.vocab_size
+        rng = np.random.default_rng([seed, 1])
+        self.head = {"W": rng.normal(0.0, config.initializer_range, (H, E)).astype(self.dtype),
+                     "b": np.zeros(E, self.dtype), "ln_gain": np.ones(E, self.dtype),
+                     "ln_bias": np.zeros(E, self.dtype), "b_out": np.zeros(V, self.dtype)}
+
+    def parameters(self) -> dict[str, np.ndarray]:
+        """Every distinct array by name: the encoder's, then ``mlm_head.*`` (its decoder is the token
+        embedding, counted once)."""
+        return self.encoder.parameters() | {f"mlm_head.{k}": v for k, v in self.head.items()}
+
+    def num_parameters(self) -> int:
+        return sum(p.size for p in self.parameters().values())
+
+    def _logits(self, batch: MaskedBatch, cache: dict | None = None):
+        check_type("batch", batch, MaskedBatch)
+        selected = batch.selected
+        if not selected.any():
+            raise ValueError("batch has no selected position: there is nothing to predict")
+        if cache is None:
+            hidden = self.encoder(batch.input_ids, attention_mask=batch.attention_mask)
+        else:
+            hidden, cache["encoder"] = self.encoder.forward_cached(batch.input_ids,
+                                                                   attention_mask=batch.attention_mask)
+        c = self.config
+        logits = mlm_logits(hidden[selected], self.head, self.encoder.embeddings["word"], c.hidden_act,
+                            c.layer_norm_eps, sub_cache(cache, "head"))
+        return logits, batch.labels[selected]
+
+    def loss(self, batch: MaskedBatch) -> float:
+        """The mean cross-entropy over the batch's selected positions."""
+        return cross_entropy(*self._logits(batch))[0]
+
+    def loss_and_grads(self, batch: MaskedBatch) -> tuple[float, dict[str, np.ndarray]]:
+        """The loss and its gradient for every parameter (named as :meth:`parameters`)."""
+        cache = {}
+        logits, targets = self._logits(batch, cache)
+        loss, probs = cross_entropy(logits, targets)
+        grads = {name: np.zeros_like(p) for name, p in self.parameters().items()}
+        g_head = {k: grads[f"mlm_head.{k}"] for k in self.head}
+        d_selected = mlm_head_backward(cross_entropy_backward(probs, targets), cache["head"], self.head,
+                                       self.encoder.embeddings["word"], g_head,
+                                       grads["embeddings.word"], self.config.hidden_act)
+        d_hidden = np.zeros(batch.input_ids.shape + (self.config.hidden_size,), self.dtype)  # (B, T, H)
+        d_hidden[batch.selected] = d_selected
+        self.encoder.backward(cache["encoder"], d_hidden, grads)
+        return loss, grads
+
+    def __repr__(self) -> str:
+        return f"MaskedLM({self.encoder!r} + MLM head, {self.num_parameters():,} parameters)"

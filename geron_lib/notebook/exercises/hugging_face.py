@@ -1,0 +1,59 @@
+"""Checkers for the appendix "Check yourself against Hugging Face"."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ...model.config import PRESETS
+from ...model.encoder import position_ids
+from ...model.params import count_parameters
+from . import Feedback, grade_number
+
+#: The ids of the positions exercise: <s> three tokens </s> and two pads, for roberta-base (pad id 1).
+POSITION_IDS_EXERCISE = [0, 713, 16, 205, 2, 1, 1]
+
+
+def unfactorised_albert_count() -> int:
+    """transformers' AlbertModel (with pooler) at albert-base-v2 size but embedding_size = hidden_size."""
+    config = PRESETS["albert-base-v2"].replace(embedding_size=None, embedding_projection=True)
+    return count_parameters(config, pooler=True).total  # the E -> H map (here H -> H) included
+
+
+def check_unfactorised_albert(answer) -> Feedback:
+    """Exercise: count AlbertModel at albert-base-v2 size with embedding_size = 768."""
+    return grade_number(
+        answer, unfactorised_albert_count(), what="AlbertModel's parameter count with E = H = 768",
+        hint="Count the three embedding tables and their layer norm at width 768, the one shared layer and "
+             "the pooler (count_parameters does that for embedding_size=None), then remember the map "
+             "transformers' ALBERT never drops: embedding_hidden_mapping_in, 768 x 768 plus a bias.")
+
+
+def _as_list(answer) -> list | None:
+    """The answer's items as a list (read once), or None when it is not a sequence of items."""
+    try:
+        return list(answer)
+    except TypeError:
+        return None
+
+
+def check_roberta_positions(answer) -> Feedback:
+    """Exercise: the position ids roberta-base gives to :data:`POSITION_IDS_EXERCISE`."""
+    expected = position_ids(np.array([POSITION_IDS_EXERCISE]), PRESETS["roberta-base"])[0].tolist()
+    values = None if isinstance(answer, str | bytes) else _as_list(answer)  # read once: it may be a generator
+    if values is None or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
+        return Feedback(False, f"Give one whole number per token, {len(expected)} in all; got {answer!r}.")
+    given = [int(v) for v in values if float(v).is_integer()]
+    if len(given) != len(values):
+        return Feedback(False, f"Position ids are whole numbers; got {values!r}.")
+    if len(given) != len(expected):
+        return Feedback(False, f"There are {len(expected)} tokens, so {len(expected)} position ids; "
+                               f"you gave {len(given)}.")
+    if given == expected:
+        return Feedback(True, f"The positions are {expected}: real tokens count up from "
+                              "pad_token_id + 1 = 2, padding stays at pad_token_id = 1.")
+    if given == list(range(len(expected))):
+        return Feedback(False, "That is BERT's numbering. RoBERTa starts real tokens after its padding id.")
+    return Feedback(False, "Real tokens take pad_token_id + 1, pad_token_id + 2, ... in order (counting only "
+                           "real tokens); every padding token takes pad_token_id itself.")

@@ -1,0 +1,112 @@
+"""The factorised-embedding explorer: sliders for E (d_embed), V and H drive the token-table count
+(factorised against direct) and the whole model's count, marking the current E and the break-even width."""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+import numpy as np
+from matplotlib.ticker import MaxNLocator
+
+from ...model.config import EncoderConfig
+from ...model.params import count_parameters
+from ...studies.factorised import break_even_width, token_embedding_params
+from ...validate import check_int
+from ..explorer import Explorer
+from ..plots import PALETTE, fixed_layout
+
+VOCAB_SIZES = (1000, 5000, 30000, 50265, 128000, 250000)
+HIDDEN_SIZES = (256, 512, 768, 1024, 2048, 4096)
+MAX_E = 1024
+
+
+def albert_style(vocab_size: int, hidden_size: int, embedding_size: int | None) -> EncoderConfig:
+    """ALBERT's recipe at width H: 12 layers sharing one block, heads of 64, FFN 4H, 512 positions."""
+    return EncoderConfig(vocab_size=vocab_size, embedding_size=embedding_size, hidden_size=hidden_size,
+                         num_hidden_layers=12, num_attention_heads=hidden_size // 64,
+                         intermediate_size=4 * hidden_size, hidden_act="gelu_new", model_type="albert",
+                         sharing="all")
+
+
+def _model_count(V: int, H: int, E: int) -> int:
+    return count_parameters(albert_style(V, H, None if E == H else E)).total
+
+
+def embedding_numbers(E: int, V: int, H: int) -> dict:
+    """Every number the explorer plots for one setting (E above H is taken as H)."""
+    E = min(E, H)
+    return {"E": E, "V": V, "H": H,
+            "direct": token_embedding_params(V, H),
+            "factorised": token_embedding_params(V, H, E),
+            "break_even": break_even_width(V, H),
+            "model_direct": _model_count(V, H, H),
+            "model_factorised": _model_count(V, H, E)}
+
+
+def two_panels(fig):
+    """Two axes side by side at fixed margins (no layout engine: see :func:`geron_lib.plots.fixed_layout`)."""
+    fixed_layout(fig)
+    return fig.subplots(1, 2, gridspec_kw=dict(left=0.07, right=0.98, bottom=0.13, top=0.9, wspace=0.22))
+
+
+def _draw_axes(fig):
+    left, right = two_panels(fig)
+    left.plot([], [], color=PALETTE[5], label="factorised: V E + E H + H")
+    left.axhline(0, color=PALETTE[0], ls="--", lw=1, label="direct: V H")
+    left.axvline(0, color=PALETTE[6], ls=":", lw=1.5, label="break-even E*")
+    left.plot([], [], "o", color=PALETTE[5], ms=7)
+    left.set(xlabel="E (d_embed)", ylabel="token-embedding parameters (millions)")
+    left.legend(loc="upper left", fontsize=8)
+    right.plot([], [], color=PALETTE[3], label="factorised at E")
+    right.axhline(0, color=PALETTE[0], ls="--", lw=1, label="no factorisation (E = H)")
+    right.plot([], [], "o", color=PALETTE[3], ms=7)
+    right.set(xlabel="E (d_embed)", ylabel="whole model (millions)")
+    right.legend(loc="upper left", fontsize=8)
+    for ax in (left, right):  # few ticks: text is most of the cost of a redraw
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+        ax.yaxis.set_major_locator(MaxNLocator(5))
+    return left, right
+
+
+def _plot(fig, E, V, H) -> dict:
+    d = embedding_numbers(E, V, H)
+    left, right = fig.axes if fig.axes else _draw_axes(fig)
+    grid = np.unique(np.linspace(1, H, 97).astype(int))
+    table = [token_embedding_params(V, H, e) / 1e6 for e in grid]
+    model = [_model_count(V, H, e) / 1e6 for e in grid]
+    curve, direct, breakeven, marker = left.lines
+    curve.set_data(grid, table)
+    direct.set_ydata([d["direct"] / 1e6] * 2)
+    breakeven.set_xdata([d["break_even"]] * 2)
+    marker.set_data([d["E"]], [d["factorised"] / 1e6])
+    saved = d["direct"] - d["factorised"]
+    verdict = (f"saves {saved / 1e6:,.2f}M ({saved / d['direct']:.0%})" if saved >= 0
+               else f"costs {-saved / 1e6:,.2f}M more")
+    left.set_title(f"V = {V:,}, H = {H}, E = {d['E']}: {verdict}; E* = {d['break_even']:,.1f}", fontsize=9)
+    m_curve, m_direct, m_marker = right.lines
+    m_curve.set_data(grid, model)
+    m_direct.set_ydata([d["model_direct"] / 1e6] * 2)
+    m_marker.set_data([d["E"]], [d["model_factorised"] / 1e6])
+    right.set_title(f"ALBERT-style, 12 shared layers: {d['model_factorised'] / 1e6:,.2f}M "
+                    f"against {d['model_direct'] / 1e6:,.2f}M", fontsize=9)
+    for ax, curve_y, line_y in ((left, table, d["direct"]), (right, model, d["model_direct"])):
+        ax.set_xlim(0, H * 1.02)
+        ax.set_ylim(0, max(max(curve_y), line_y / 1e6) * 1.1)
+    return d
+
+
+def embedding_explorer(E: int = 128, V: int = 30000, H: int = 768) -> Explorer:
+    """Sliders for E, V and H; the plotted numbers are in ``.data`` (see :func:`embedding_numbers`)."""
+    E = check_int("E", E, minimum=16)
+    if E > MAX_E or E % 16:
+        raise ValueError(f"E must be a multiple of 16 between 16 and {MAX_E}, got {E}")
+    for name, value, options in (("V", V, VOCAB_SIZES), ("H", H, HIDDEN_SIZES)):
+        if check_int(name, value, minimum=1) not in options:
+            raise ValueError(f"{name} must be one of the slider's values {options}, got {value}")
+    style = {"description_width": "initial"}
+    controls = {
+        "E": widgets.IntSlider(E, min=16, max=MAX_E, step=16, description="E (d_embed)", style=style),
+        "V": widgets.SelectionSlider(options=VOCAB_SIZES, value=V, description="V (vocabulary)", style=style),
+        "H": widgets.SelectionSlider(options=HIDDEN_SIZES, value=H, description="H (hidden)", style=style),
+    }
+    return Explorer(controls, _plot, width=10, height=4,
+                    alt="Token-embedding and whole-model parameter counts against the embedding width E")

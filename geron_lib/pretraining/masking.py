@@ -1,0 +1,143 @@
+"""Choosing which tokens to mask for masked-language-model pretraining."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from scipy.special import gammaln
+
+from ..model.mlm import KEPT, MASKED, NOT_SELECTED, RANDOM, MaskedBatch
+from ..validate import check_choice, check_int, check_open_unit, check_token_ids, check_type
+from .tokenizer import SPECIAL_TOKENS, WordTokenizer
+
+#: The masking schedules: one mask per sequence (BERT), ``copies`` masks cycled, a fresh mask every epoch.
+SCHEDULES = ("static", "duplicated", "dynamic")
+
+
+def _check_seed(rng) -> int:
+    if isinstance(rng, bool | np.bool_) or not isinstance(rng, numbers.Integral):
+        raise TypeError(f"rng must be a seed (a non-negative int) or an np.random.Generator, got {rng!r}")
+    return check_int("rng", rng, minimum=0)
+
+
+def as_generator(rng) -> np.random.Generator:
+    """A seed (a non-negative int) or an ``np.random.Generator`` as a Generator."""
+    return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(_check_seed(rng))
+
+
+def check_maskable(ids, tokenizer: WordTokenizer) -> np.ndarray:
+    """(B, T) ids in the tokenizer's vocabulary, every row holding at least one word to mask."""
+    check_type("tokenizer", tokenizer, WordTokenizer)
+    ids, _ = check_token_ids("ids", ids, vocab_size=tokenizer.vocab_size)
+    empty = np.flatnonzero(~(ids >= len(tokenizer.special_ids)).any(axis=1))
+    if empty.size:
+        raise ValueError(f"ids row {empty[0]} holds only special tokens ({', '.join(SPECIAL_TOKENS)}): "
+                         "there is no word to mask; drop that row")
+    return ids
+
+
+def bert_mask(ids, tokenizer: WordTokenizer, *, mask_prob: float = 0.15, rng=0) -> MaskedBatch:
+    """selected ~ Bernoulli(p) per non-special token;  selected -> [MASK] 80 %, random word 10 %, kept 10 %.
+
+    BERT's masking procedure on (B, T) ids: the model predicts the original token at every selected
+    position; special tokens are never selected; random words are drawn uniformly from the non-special
+    vocabulary.
+    """
+    ids = check_maskable(ids, tokenizer)
+    mask_prob = check_open_unit("mask_prob", mask_prob)
+    rng = as_generator(rng)
+    n_special = len(tokenizer.special_ids)
+    selected = (ids >= n_special) & (rng.random(ids.shape) < mask_prob)
+    u = rng.random(ids.shape)
+    random_words = rng.integers(n_special, tokenizer.vocab_size, ids.shape)
+    decision = np.where(u < 0.8, MASKED, np.where(u < 0.9, RANDOM, KEPT))
+    decision = np.where(selected, decision, NOT_SELECTED).astype(np.int8)
+    input_ids = np.where(decision == RANDOM, random_words, ids)
+    input_ids = np.where(decision == MASKED, tokenizer.mask_id, input_ids)
+    return MaskedBatch(input_ids, ids, decision, (ids != tokenizer.pad_id).astype(np.int64))
+
+
+class MaskingSchedule:
+    """Which masking each sequence gets in each epoch.
+
+    ``"static"``: one masking per sequence, drawn once in preprocessing (BERT);
+    ``"duplicated"``: ``copies`` maskings drawn in preprocessing, epoch e uses copy e mod copies (RoBERTa's
+    static baseline: 10 copies over 40 epochs); ``"dynamic"``: a fresh masking every epoch (RoBERTa).
+    Masking number m is :func:`bert_mask` with the generator seeded by (base, m), where base is ``rng``
+    (a seed) or one draw from it (a Generator): so every schedule starts from the same epoch-0 masking.
+    """
+
+    def __init__(self, ids, tokenizer: WordTokenizer, schedule: str = "dynamic", *,
+                 mask_prob: float = 0.15, copies: int = 10, rng=0):
+        self.schedule = check_choice("schedule", schedule, SCHEDULES)
+        self.ids = check_maskable(ids, tokenizer)
+        self.tokenizer = tokenizer
+        self.mask_prob = check_open_unit("mask_prob", mask_prob)
+        self.copies = check_int("copies", copies, minimum=1)
+        self.base = int(rng.integers(2**63)) if isinstance(rng, np.random.Generator) else _check_seed(rng)
+        n_stored = {"static": 1, "duplicated": self.copies, "dynamic": 0}[schedule]
+        self.stored = [self._draw(m) for m in range(n_stored)]  # preprocessing
+
+    def _draw(self, m: int) -> MaskedBatch:
+        return bert_mask(self.ids, self.tokenizer, mask_prob=self.mask_prob,
+                         rng=np.random.default_rng([self.base, m]))
+
+    def mask_index(self, epoch: int) -> int:
+        """m(e) = 0 (static),  e mod copies (duplicated),  e (dynamic): the masking used in epoch e."""
+        epoch = check_int("epoch", epoch, minimum=0)
+        return {"static": 0, "duplicated": epoch % self.copies, "dynamic": epoch}[self.schedule]
+
+    def masks(self, epoch: int) -> MaskedBatch:
+        """masks(e) = stored[m(e)] when drawn in preprocessing, else draw number m(e), made now.
+
+        The masking of every sequence in ``epoch`` (0-based).
+        """
+        m = self.mask_index(epoch)
+        return self.stored[m] if self.stored else self._draw(m)
+
+    def distinct_masks(self, epochs: int) -> np.ndarray:
+        """(epochs, sequences): how many distinct sets of selected positions each sequence has seen by the
+        end of each epoch."""
+        epochs = check_int("epochs", epochs, minimum=1)
+        seen = [set() for _ in range(len(self.ids))]
+        counts = np.zeros((epochs, len(self.ids)), dtype=np.int64)
+        for e in range(epochs):
+            for row_seen, row in zip(seen, np.packbits(self.masks(e).selected, axis=1), strict=True):
+                row_seen.add(row.tobytes())
+            counts[e] = [len(s) for s in seen]
+        return counts
+
+    def __repr__(self) -> str:
+        copies = f", copies={self.copies}" if self.schedule == "duplicated" else ""
+        return (f"MaskingSchedule({self.schedule!r}, {len(self.ids)} sequences, mask_prob={self.mask_prob}"
+                f"{copies}, {len(self.stored)} maskings stored)")
+
+
+def draws_per_sequence(epochs: int, schedule: str, copies: int = 10) -> int:
+    """n = 1 (static),  min(epochs, copies) (duplicated),  epochs (dynamic): the maskings drawn for one
+    sequence over ``epochs`` epochs."""
+    epochs = check_int("epochs", epochs, minimum=1)
+    copies = check_int("copies", copies, minimum=1)
+    return {"static": 1, "duplicated": min(epochs, copies),
+            "dynamic": epochs}[check_choice("schedule", schedule, SCHEDULES)]
+
+
+def expected_distinct_masks(n_tokens: int, mask_prob: float, epochs: int, schedule: str,
+                            copies: int = 10) -> float:
+    """E[distinct] = sum_j C(N, j) (1 - (1 - q_j)^n),  q_j = p^j (1 - p)^(N - j),  n draws made independently.
+
+    The expected number of distinct sets of selected positions a sequence of ``n_tokens`` words sees in
+    ``epochs`` epochs (n from :func:`draws_per_sequence`).
+    """
+    N = check_int("n_tokens", n_tokens, minimum=1)
+    p = check_open_unit("mask_prob", mask_prob)
+    n = draws_per_sequence(epochs, schedule, copies)
+    j = np.arange(N + 1)
+    log_q = j * math.log(p) + (N - j) * math.log1p(-p)            # one particular set of j positions
+    log_comb = gammaln(N + 1) - gammaln(j + 1) - gammaln(N - j + 1)
+    tiny = math.log(n) + log_q < math.log(1e-8)                   # then 1 - (1 - q)^n = n q to 1e-8
+    with np.errstate(divide="ignore"):
+        log_seen = np.where(tiny, math.log(n) + log_q, np.log(-np.expm1(n * np.log1p(-np.exp(log_q)))))
+    return float(np.exp(log_comb + log_seen).sum())

@@ -1,0 +1,96 @@
+"""A word-level tokenizer with BERT's special tokens: [PAD], [CLS], [SEP], [MASK], [UNK]."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from ..validate import check_int, check_token_ids
+
+#: The special tokens, with ids 0 to 4 in this order.
+SPECIAL_TOKENS = ("[PAD]", "[CLS]", "[SEP]", "[MASK]", "[UNK]")
+
+_WORD = re.compile(r"[a-z0-9']+|[^\sa-z0-9']")
+
+
+def split_words(text: str) -> list[str]:
+    """Lower-case words and single punctuation marks: "The cat, asleep." -> the, cat, ",", asleep, "."."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return _WORD.findall(text.lower())
+
+
+def _check_texts(texts) -> list[str]:
+    if isinstance(texts, str) or not isinstance(texts, Iterable):
+        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
+    texts = list(texts)
+    if not texts:
+        raise ValueError("texts is empty: give at least one sentence")
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
+    return texts
+
+
+class WordTokenizer:
+    """Words to ids and back. Ids 0-4 are the special tokens, then the words in the order given."""
+
+    def __init__(self, words: Sequence[str]):
+        words = list(words)
+        if not words:
+            raise ValueError("words is empty: a tokenizer needs at least one word")
+        bad = [w for w in words if not isinstance(w, str) or split_words(w) != [w]]
+        if bad:
+            raise ValueError(f"words must be lower-case single words or marks; got {bad[0]!r}")
+        if len(set(words)) != len(words) or set(words) & set(SPECIAL_TOKENS):
+            raise ValueError("words must be distinct and must not repeat the special tokens")
+        self.vocabulary = list(SPECIAL_TOKENS) + words
+        self._ids = {w: i for i, w in enumerate(self.vocabulary)}
+        self.pad_id, self.cls_id, self.sep_id, self.mask_id, self.unk_id = range(len(SPECIAL_TOKENS))
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], *, min_count: int = 1) -> WordTokenizer:
+        """The words seen at least ``min_count`` times, most frequent first (ties alphabetically)."""
+        texts = _check_texts(texts)
+        min_count = check_int("min_count", min_count, minimum=1)
+        counts = Counter(w for t in texts for w in split_words(t))
+        words = sorted((w for w, n in counts.items() if n >= min_count), key=lambda w: (-counts[w], w))
+        if not words:
+            raise ValueError(f"no word occurs at least min_count={min_count} times in texts")
+        return cls(words)
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.vocabulary)
+
+    @property
+    def special_ids(self) -> tuple[int, ...]:
+        return tuple(range(len(SPECIAL_TOKENS)))
+
+    def encode(self, text: str) -> list[int]:
+        """[CLS] words [SEP] as ids; an unknown word becomes [UNK]."""
+        return [self.cls_id, *(self._ids.get(w, self.unk_id) for w in split_words(text)), self.sep_id]
+
+    def encode_batch(self, texts: Iterable[str], T: int) -> np.ndarray:
+        """(B, T) ids, one text a row: [CLS] words [SEP] then [PAD]; words beyond T - 2 are cut."""
+        texts = _check_texts(texts)
+        T = check_int("T", T, minimum=3)
+        ids = np.full((len(texts), T), self.pad_id, dtype=np.int64)
+        for row, text in zip(ids, texts, strict=True):
+            encoded = self.encode(text)
+            if len(encoded) > T:
+                encoded = encoded[: T - 1] + [self.sep_id]
+            row[: len(encoded)] = encoded
+        return ids
+
+    def decode(self, ids) -> str:
+        """Ids back to text, [PAD] left out."""
+        ids, _ = check_token_ids("ids", ids, vocab_size=self.vocab_size)
+        return " ".join(self.vocabulary[i] for i in ids.ravel() if i != self.pad_id)
+
+    def __repr__(self) -> str:
+        return f"WordTokenizer({self.vocab_size} tokens: {len(SPECIAL_TOKENS)} special, " \
+               f"{self.vocab_size - len(SPECIAL_TOKENS)} words)"

@@ -1,0 +1,181 @@
+"""Pretraining a :class:`~geron_lib.model.mlm.MaskedLM` by gradient descent: BERT's learning-rate schedule,
+gradient clipping, AdamW, and the loop over epochs of a masking schedule."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ..model.mlm import MaskedBatch, MaskedLM
+from ..validate import check_int, check_number, check_positive_number, check_type
+from .masking import MaskingSchedule
+
+
+def learning_rate(step: int, total: int, peak: float, warmup: int) -> float:
+    """lr(t) = peak t / warmup for t <= warmup, then peak (total + 1 - t) / (total + 1 - warmup)   (t >= 1).
+
+    BERT's schedule: a linear warm-up to ``peak`` at step ``warmup``, then a linear decay that would reach
+    zero one step after the last.
+    """
+    if step <= warmup:
+        return peak * step / warmup
+    return peak * max(0, total + 1 - step) / (total + 1 - warmup)
+
+
+def clip_grad_norm(grads: dict[str, np.ndarray], max_norm: float) -> float:
+    """g <- g min(1, max_norm / ||g||),  ||g|| over every parameter at once.
+
+    Scales the gradients in place; returns the norm before clipping.
+    """
+    norm = math.sqrt(sum(float((g * g).sum()) for g in grads.values()))
+    if norm > max_norm:
+        for g in grads.values():
+            g *= max_norm / norm
+    return norm
+
+
+class AdamW:
+    """Adam with decoupled weight decay (Loshchilov and Hutter), updating the parameters in place.
+
+    Weight decay applies to matrices and embedding tables only, not to biases and layer-norm parameters.
+    """
+
+    def __init__(self, params: dict[str, np.ndarray], *, betas=(0.9, 0.999), eps: float = 1e-6,
+                 weight_decay: float = 0.01):
+        self.params = params
+        self.beta1, self.beta2 = (check_number(f"betas[{i}]", b) for i, b in enumerate(betas))
+        self.eps = check_positive_number("eps", eps)
+        self.weight_decay = check_number("weight_decay", weight_decay)
+        self.m = {k: np.zeros_like(p) for k, p in params.items()}
+        self.v = {k: np.zeros_like(p) for k, p in params.items()}
+        self.t = 0
+
+    def step(self, grads: dict[str, np.ndarray], lr: float) -> None:
+        """m <- b1 m + (1 - b1) g,  v <- b2 v + (1 - b2) g^2,
+        theta <- theta - lr (m^ / (sqrt(v^) + eps) + wd theta),  m^ = m / (1 - b1^t),  v^ = v / (1 - b2^t).
+
+        The hatted moments undo their start at zero; the decay wd applies to matrices only.
+        """
+        self.t += 1
+        for k, p in self.params.items():
+            g, m, v = grads[k], self.m[k], self.v[k]
+            m += (1 - self.beta1) * (g - m)
+            v += (1 - self.beta2) * (g * g - v)
+            m_hat, v_hat = m / (1 - self.beta1**self.t), v / (1 - self.beta2**self.t)
+            update = m_hat / (np.sqrt(v_hat) + self.eps)
+            if p.ndim >= 2:
+                update += self.weight_decay * p
+            p -= lr * update
+
+
+@dataclass(frozen=True)
+class TrainingConfig:
+    """How to train: every setting of :func:`train_mlm`, checked once, here.
+
+    ``warmup`` is the fraction of the steps spent warming up. ``blas_threads`` caps the BLAS threads while
+    training (None: no cap); one thread suits the book's tiny matrices: on a busy 2-core machine, handing
+    such small products between threads costs more than it saves.
+    """
+
+    epochs: int = 1
+    batch_size: int = 32
+    lr: float = 1e-3
+    warmup: float = 0.1
+    weight_decay: float = 0.01
+    max_grad_norm: float = 1.0
+    seed: int = 0
+    blas_threads: int | None = 1
+
+    def __post_init__(self):
+        for name in ("epochs", "batch_size"):
+            check_int(name, getattr(self, name), minimum=1)
+        check_positive_number("lr", self.lr)
+        if not 0 <= check_number("warmup", self.warmup) < 1:
+            raise ValueError(f"warmup (the fraction of steps spent warming up) must lie in [0, 1), "
+                             f"got {self.warmup}")
+        check_number("weight_decay", self.weight_decay)
+        check_positive_number("max_grad_norm", self.max_grad_norm)
+        check_int("seed", self.seed, minimum=0)
+        if self.blas_threads is not None:
+            check_int("blas_threads", self.blas_threads, minimum=1)
+
+    def total_steps(self, n_sequences: int) -> int:
+        """Steps planned for ``n_sequences`` (a batch with nothing masked is skipped)."""
+        return self.epochs * math.ceil(n_sequences / self.batch_size)
+
+
+@dataclass
+class TrainingHistory:
+    """Per epoch: the mean training loss over its batches (under that epoch's masks) and the loss on the
+    fixed held-out masks after it; per step: the gradient norm before clipping and the learning rate."""
+
+    train_loss: list[float] = field(default_factory=list)
+    held_out_loss: list[float] = field(default_factory=list)
+    grad_norm: list[float] = field(default_factory=list)
+    lr: list[float] = field(default_factory=list)
+
+
+def evaluate(model: MaskedLM, batch: MaskedBatch, batch_size: int = 256) -> float:
+    """loss = sum over chunks of n_chunk loss_chunk / sum n_chunk: the MLM loss over every selected position.
+
+    ``batch`` is read in chunks of ``batch_size`` rows; a batch with no selected position is refused.
+    """
+    check_type("batch", batch, MaskedBatch)
+    if not batch.selected.any():
+        raise ValueError("batch has no selected position: there is nothing to evaluate")
+    batch_size = check_int("batch_size", batch_size, minimum=1)
+    total, count = 0.0, 0
+    for start in range(0, len(batch), batch_size):
+        chunk = batch[start:start + batch_size]
+        n = int(chunk.selected.sum())
+        if n:
+            total, count = total + n * model.loss(chunk), count + n
+    return total / count
+
+
+def _check_training(model, schedule, config, held_out) -> None:
+    check_type("model", model, MaskedLM)
+    check_type("schedule", schedule, MaskingSchedule)
+    check_type("config", config, TrainingConfig)
+    if held_out is not None:
+        check_type("held_out", held_out, MaskedBatch)
+        if not held_out.selected.any():
+            raise ValueError("held_out has no selected position: there is nothing to evaluate")
+
+
+def train_mlm(model: MaskedLM, schedule: MaskingSchedule, config: TrainingConfig = TrainingConfig(), *,
+              held_out: MaskedBatch | None = None,
+              progress: Callable[[str], None] | None = None) -> TrainingHistory:
+    """theta <- AdamW(theta, clip(grad L(theta; batch)), lr(t)) for every batch of every epoch's masking.
+
+    Trains ``model`` in place; batches are drawn in an order shuffled by ``config.seed`` (the same order
+    whatever the schedule). ``progress(text)`` is called after every step. Returns the losses by epoch.
+    """
+    _check_training(model, schedule, config, held_out)
+    c, n = config, len(schedule.ids)
+    rng = np.random.default_rng(c.seed)
+    total = c.total_steps(n)
+    optimizer = AdamW(model.parameters(), weight_decay=c.weight_decay)
+    history = TrainingHistory()
+    with threadpool_limits(limits=c.blas_threads, user_api="blas"):
+        for epoch in range(c.epochs):
+            masks, order = schedule.masks(epoch), rng.permutation(n)
+            losses = []
+            for start in range(0, n, c.batch_size):
+                batch = masks[order[start:start + c.batch_size]]
+                if batch.selected.any():
+                    loss, grads = model.loss_and_grads(batch)
+                    history.grad_norm.append(clip_grad_norm(grads, c.max_grad_norm))
+                    history.lr.append(learning_rate(optimizer.t + 1, total, c.lr, round(c.warmup * total)))
+                    optimizer.step(grads, history.lr[-1])
+                    losses.append(loss)
+                if progress is not None:
+                    progress(f"epoch {epoch + 1}/{c.epochs}, loss {losses[-1]:.3f}" if losses else "")
+            history.train_loss.append(float(np.mean(losses)) if losses else math.nan)
+            if held_out is not None:
+                history.held_out_loss.append(evaluate(model, held_out))
+    return history

@@ -1,0 +1,91 @@
+"""Factorised embeddings: a V x H table against a V x E lookup followed by an E x H projection,
+the width where factorising stops saving, and the rank a factorised table can have."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..model.params import linear_params
+from ..validate import check_bool, check_int, check_memory, check_number
+
+
+def _check_sizes(vocab_size, hidden_size, embedding_size=None) -> tuple[int, int, int]:
+    V = check_int("vocab_size", vocab_size, minimum=1)
+    H = check_int("hidden_size", hidden_size, minimum=1)
+    if embedding_size is None:
+        return V, H, H
+    E = check_int("embedding_size", embedding_size, minimum=1)
+    if E > H:
+        raise ValueError(f"embedding_size must be at most hidden_size ({H}), got {E}")
+    return V, H, E
+
+
+def token_embedding_params(vocab_size: int, hidden_size: int, embedding_size: int | None = None) -> int:
+    """N_direct = V H,  N_factorised = V E + E H + H   (the V x E lookup, then the E -> H map and its bias).
+
+    The parameters that turn a token id into an H-wide vector.
+    """
+    V, H, E = _check_sizes(vocab_size, hidden_size, embedding_size)
+    return V * H if E == H else V * E + linear_params(E, H)
+
+
+def break_even_width(vocab_size: int, hidden_size: int, *, bias: bool = True) -> float:
+    """V E + E H = V H  =>  E* = V H / (V + H);   V E + E H + H = V H  =>  E* = H (V - 1) / (V + H).
+
+    The width E* below which factorising saves parameters (it saves for every E < E*): the second form
+    counts the projection's bias.
+    """
+    V, H, _ = _check_sizes(vocab_size, hidden_size)
+    check_bool("bias", bias)
+    return H * (V - 1) / (V + H) if bias else V * H / (V + H)
+
+
+def _check_table(table) -> np.ndarray:
+    if not isinstance(table, np.ndarray) or table.ndim != 2 or table.dtype.kind != "f":
+        raise TypeError("table must be a 2-D float numpy array (V, H)")
+    if table.size == 0 or not np.isfinite(table).all():
+        raise ValueError(f"table must be non-empty and finite, got shape {table.shape}")
+    return table
+
+
+def best_rank_factors(table: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
+    """Emb ~ A B,  A = U_E diag(s_E): (V, E),  B = V_E^T: (E, H)   (truncated SVD: the best rank-E table).
+
+    The lookup A and the projection B whose product is the best rank-E approximation of ``table``.
+    """
+    Emb = _check_table(table)
+    E = check_int("rank", rank, minimum=1)
+    if E > min(Emb.shape):
+        raise ValueError(f"rank must be at most min(V, H) = {min(Emb.shape)}, got {E}")
+    U, s, Vt = np.linalg.svd(Emb, full_matrices=False)
+    return U[:, :E] * s[:E], Vt[:E]  # (V, E), (E, H)
+
+
+def rank_errors(table: np.ndarray) -> np.ndarray:
+    """min over rank-E tables Emb_E of ||Emb - Emb_E||_F / ||Emb||_F = sqrt(sum_{i > E} s_i^2 / sum_i s_i^2).
+
+    Eckart-Young: the relative Frobenius error of the best rank-E approximation, for E = 0, 1, ..., min(V, H).
+    """
+    s2 = np.linalg.svd(_check_table(table), compute_uv=False) ** 2
+    tail = np.concatenate([np.cumsum(s2[::-1])[::-1], [0.0]])  # tail[E] = sum_{i >= E} s_i^2 (0-based)
+    return np.sqrt(tail / tail[0])
+
+
+def low_rank_table(vocab_size: int, hidden_size: int, rank: int, *, noise: float,
+                   seed: int = 0) -> np.ndarray:
+    """Emb = G_V G_H^T / sqrt(r) + noise N,  G_V: (V, r),  G_H: (H, r),  N: (V, H), all entries N(0, 1).
+
+    A synthetic V x H table: rank-``rank`` structure plus Gaussian noise (noise 0: exactly low rank).
+    """
+    V, H, _ = _check_sizes(vocab_size, hidden_size)
+    r = check_int("rank", rank, minimum=1)
+    if r > min(V, H):
+        raise ValueError(f"rank must be at most min(vocab_size, hidden_size) = {min(V, H)}, got {r}")
+    noise = check_number("noise", noise)
+    if noise < 0:
+        raise ValueError(f"noise must be at least 0, got {noise}")
+    seed = check_int("seed", seed)
+    check_memory(8 * (2 * V * H + (V + H) * r), f"a {V} x {H} table")
+    rng = np.random.default_rng(seed)
+    structure = rng.standard_normal((V, r)) @ rng.standard_normal((r, H)) / np.sqrt(r)
+    return structure + noise * rng.standard_normal((V, H))

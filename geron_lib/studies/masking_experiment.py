@@ -1,0 +1,123 @@
+"""RoBERTa's static-against-dynamic masking comparison in miniature: the same model, data, batch order and
+number of steps for every schedule; only which masks the sequences carry in each epoch differs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..model.config import EncoderConfig
+from ..model.mlm import MaskedLM
+from ..pretraining import corpus
+from ..pretraining.masking import SCHEDULES, MaskingSchedule, bert_mask
+from ..pretraining.tokenizer import WordTokenizer
+from ..pretraining.train import TrainingConfig, train_mlm
+from ..validate import check_int, check_type
+
+#: The held-out sentences carry one fixed masking, drawn with this seed, for every run.
+HELD_OUT_MASK_SEED = 12345
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Every setting of one experiment (the defaults are the chapter's in-notebook run)."""
+
+    n_train: int = 256          # training sentences
+    n_held_out: int = 256       # held-out sentences (never in the training set)
+    T: int = 16                 # positions per sequence: [CLS] words [SEP] [PAD]...
+    hidden_size: int = 32
+    num_hidden_layers: int = 2
+    num_attention_heads: int = 2
+    intermediate_size: int = 64
+    epochs: int = 20
+    copies: int = 5             # maskings stored by the "duplicated" schedule
+    mask_prob: float = 0.15
+    batch_size: int = 32
+    lr: float = 3e-3
+    seeds: tuple[int, ...] = (0, 1, 2)
+    dtype: str = "float32"
+
+    def __post_init__(self):
+        for name in ("n_train", "n_held_out", "epochs", "copies", "batch_size"):
+            check_int(name, getattr(self, name), minimum=1)
+        if not self.seeds:
+            raise ValueError("seeds is empty: give at least one seed")
+
+    def training(self, seed: int) -> TrainingConfig:
+        """How each run trains: these epochs, batch size and peak learning rate; batches shuffled by
+        ``seed``."""
+        return TrainingConfig(epochs=self.epochs, batch_size=self.batch_size, lr=self.lr, seed=seed)
+
+    @property
+    def steps_per_run(self) -> int:
+        return self.training(0).total_steps(self.n_train)
+
+
+def data(setup: Setup) -> tuple[WordTokenizer, np.ndarray, np.ndarray]:
+    """The tokenizer (built on every training-split sentence) and the (n, T) training and held-out ids."""
+    train_text, held_text = corpus.split(corpus.load(), setup.n_held_out, seed=0)
+    tokenizer = WordTokenizer.from_texts(train_text)
+    return (tokenizer, tokenizer.encode_batch(train_text[: setup.n_train], setup.T),
+            tokenizer.encode_batch(held_text, setup.T))
+
+
+def model_config(setup: Setup, vocab_size: int) -> EncoderConfig:
+    return EncoderConfig(vocab_size=vocab_size, hidden_size=setup.hidden_size,
+                         num_hidden_layers=setup.num_hidden_layers,
+                         num_attention_heads=setup.num_attention_heads,
+                         intermediate_size=setup.intermediate_size, max_position_embeddings=setup.T,
+                         type_vocab_size=1, layer_norm_eps=1e-5, model_type="roberta")
+
+
+def run(setup: Setup = Setup(), *, progress: Callable[[int], Callable[[str], None]] | None = None) -> dict:
+    """Train one model per (schedule, seed); returns the setup and the losses by epoch,
+    ``result["train"][schedule]`` and ``result["held_out"][schedule]``, each (seeds, epochs).
+
+    ``progress(total_steps)``, when given, makes the callback that every training step calls (pass
+    :class:`geron_lib.notebook.progress.ProgressBar` in a notebook).
+    """
+    check_type("setup", setup, Setup)
+    tokenizer, train_ids, held_ids = data(setup)
+    config = model_config(setup, tokenizer.vocab_size)
+    held_out = bert_mask(held_ids, tokenizer, mask_prob=setup.mask_prob, rng=HELD_OUT_MASK_SEED)
+    bar = progress(len(SCHEDULES) * len(setup.seeds) * setup.steps_per_run) if progress else None
+    result = {"setup": dataclasses.asdict(setup), "train": {}, "held_out": {}}
+    for name in SCHEDULES:
+        runs = []
+        for seed in setup.seeds:
+            model = MaskedLM(config, seed=seed, dtype=np.dtype(setup.dtype))
+            schedule = MaskingSchedule(train_ids, tokenizer, name, mask_prob=setup.mask_prob,
+                                       copies=setup.copies, rng=seed)
+            runs.append(train_mlm(model, schedule, setup.training(seed), held_out=held_out, progress=bar))
+        result["train"][name] = [h.train_loss for h in runs]
+        result["held_out"][name] = [h.held_out_loss for h in runs]
+    return result
+
+
+def rounded(result: dict, digits: int = 5) -> dict:
+    """The result with its losses rounded, for storing as JSON."""
+    return {"setup": result["setup"]} | {
+        part: {name: [[round(x, digits) for x in run] for run in runs] for name, runs in result[part].items()}
+        for part in ("train", "held_out")}
+
+
+def load_stored(path) -> dict:
+    """The longer runs that ``scripts/masking_experiment.py`` wrote (book/data/masking_experiment.json)."""
+    return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def summary(result: dict, epoch: int = -1) -> dict[str, dict[str, tuple[float, float]]]:
+    """Per schedule, the (mean, standard deviation over seeds) of the training and held-out losses at
+    ``epoch`` (default: the last)."""
+    out = {}
+    for name in result["train"]:
+        out[name] = {}
+        for part in ("train", "held_out"):
+            values = np.asarray(result[part][name])[:, epoch]
+            out[name][part] = (float(values.mean()), float(values.std(ddof=1)) if len(values) > 1 else 0.0)
+    return out

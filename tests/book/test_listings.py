@@ -1,0 +1,64 @@
+"""Every listing the book shows opens with its equation.
+
+The book shows library code with ``literalinclude`` and ``:pyobject:``, which starts at the ``def`` (or
+``class``) line: a comment above it never reaches the page. So every included function, method or class
+must carry its equation in the first line of its docstring, right under the signature, where the listing
+shows it.
+"""
+
+import ast
+import re
+
+import pytest
+from book_site.pages import ROOT, text_of, toc_pages
+
+INCLUDE = re.compile(r"[`~]{3}\{literalinclude\}\s+(?P<path>\S+)\s*\n(?P<options>(?::[^\n]*\n)*)")
+PYOBJECT = re.compile(r":pyobject:\s*(?P<name>\S+)")
+#: What counts as an equation in a docstring's first line: an equals sign, an update arrow, an approximation.
+EQUATION = re.compile(r"=|<-|\s~\s")
+
+
+def listings() -> list[tuple[str, str, str]]:
+    """(page, included file relative to the root, pyobject) for every literalinclude with :pyobject:."""
+    found = []
+    for page in toc_pages():
+        for match in INCLUDE.finditer(text_of(page)):
+            name = PYOBJECT.search(match["options"])
+            if name:
+                included = (ROOT / "book" / match["path"]).resolve().relative_to(ROOT).as_posix()
+                found.append((page, included, name["name"]))
+    return found
+
+
+def find(tree: ast.Module, dotted: str):
+    """The node of ``Class.method`` or ``function`` in a parsed module, or None."""
+    nodes = tree.body
+    node = None
+    for part in dotted.split("."):
+        defined = (n for n in nodes if isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name == part)
+        node = next(defined, None)
+        if node is None:
+            return None
+        nodes = node.body
+    return node
+
+
+LISTINGS = listings()
+
+
+def test_the_book_includes_library_code():
+    assert len(LISTINGS) >= 30
+    assert {path.split("/")[1] for _, path, _ in LISTINGS} >= {"model", "pretraining", "studies", "reference",
+                                                               "interop"}
+
+
+@pytest.mark.parametrize("page, path, name", LISTINGS, ids=[f"{p}:{n}" for p, _, n in LISTINGS])
+def test_every_listing_opens_with_its_equation(page, path, name):
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    node = find(tree, name)
+    assert node is not None, f"{page} includes {name} from {path}, which has no such object"
+    docstring = ast.get_docstring(node)
+    assert docstring, f"{path}:{name} (shown in {page}) has no docstring, so its listing shows no equation"
+    first = docstring.strip().splitlines()[0]
+    assert EQUATION.search(first), (f"{path}:{name} (shown in {page}) must open its docstring with its "
+                                    f"equation; its first line is {first!r}")

@@ -1,0 +1,72 @@
+"""The Explorer drives its plot from its controls; its scrubber holds one frame per grid point."""
+
+import re
+
+import ipywidgets as w
+import pytest
+
+from geron_lib.notebook.exercises import Feedback, grade_number
+from geron_lib.notebook.explorer import Explorer
+from geron_lib.notebook.progress import ProgressBar
+
+
+def _line_explorer():
+    def plot(fig, a, b):
+        if not fig.axes:
+            fig.subplots().plot([0, 1], [0, 0])
+        fig.axes[0].lines[0].set_ydata([0, a * b])
+        return {"y": a * b}
+
+    return Explorer({"a": w.IntSlider(2, 1, 5), "b": w.IntSlider(1, 1, 3)}, plot, alt="a line")
+
+
+def test_moving_a_slider_replots():
+    e = _line_explorer()
+    assert e.data == {"y": 2}
+    assert e.set(a=4, b=3) == {"y": 12}
+    assert e.fig.axes[0].lines[0].get_ydata()[1] == 12
+    e.controls["a"].value = 1  # as the reader's slider would
+    assert e.data == {"y": 3}
+    with pytest.raises(ValueError, match="no control named 'c'"):
+        e.set(c=1)
+
+
+def test_widget_holds_controls_and_output():
+    e = _line_explorer()
+    box = e.widget()
+    assert e.controls["a"] in box.children[0].children and e.output in box.children
+
+
+def test_scrubber_has_a_frame_per_combination_and_restores_state():
+    e = _line_explorer()
+    e.set(a=3, b=2)
+    page = e.scrubber("demo", a=[1, 2, 3], b=[1, 2]).data
+    assert page.count('class="geron-scrub-frame"') == 6
+    assert len(re.findall(r'type="range"', page)) == 2
+    # the frame shown first is the current setting (a=3, b=2: index 2*2+1 = 5)
+    frames = re.findall(r'<img [^>]*alt="([^"]*)" style="[^"]*display:(\w+)', page)
+    assert [alt for alt, shown in frames if shown == "block"] == ["a line, a = 3, b = 2"]
+    assert e.values == {"a": 3, "b": 2} and e.data == {"y": 6}
+    with pytest.raises(ValueError, match="not controls"):
+        e.scrubber("x", z=[1])
+
+
+def test_feedback_and_grade_number():
+    assert grade_number(10, 10, what="the count", hint="h")
+    wrong = grade_number(12, 10, what="the count", hint="Count the biases.")
+    assert not wrong and "too large" in repr(wrong) and "Count the biases." in wrong.message
+    assert not grade_number("ten", 10, what="the count", hint="h")
+    slipped = grade_number(8, 10, what="the count", hint="general", slips={8: "You left out the biases."})
+    assert not slipped and "You left out the biases." in slipped.message and "general" not in slipped.message
+    assert "general" in grade_number(9, 10, what="the count", hint="general", slips={8: "s"}).message
+    assert grade_number(10, 10, what="the count", hint="h", slips={10: "never shown"})
+    assert repr(Feedback(True, "ok")).startswith("Correct.")
+
+
+def test_progress_bar_counts_steps():
+    bar = ProgressBar(4, "runs")
+    bar("epoch 1/2")
+    bar("epoch 2/2")
+    assert (bar.bar.value, bar.bar.max, bar.label.value) == (2, 4, "epoch 2/2")
+    with pytest.raises(ValueError, match="total must be at least 1"):
+        ProgressBar(0)

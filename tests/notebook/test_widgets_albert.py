@@ -1,0 +1,102 @@
+"""The two ALBERT explorers: moving a slider changes the plotted numbers as the formulas say."""
+
+import numpy as np
+import pytest
+
+from geron_lib import count_parameters
+from geron_lib.notebook.widgets.embeddings import albert_style, embedding_explorer
+from geron_lib.notebook.widgets.sharing import DEPTHS, TIMING_CONFIG, measure_timings, sharing_explorer
+
+
+@pytest.fixture(scope="module")
+def emb():
+    return embedding_explorer()
+
+
+def test_embedding_explorer_follows_the_formulas(emb):
+    d = emb.set(E=128, V=30000, H=768)
+    assert d["direct"] == 30000 * 768 and d["factorised"] == 30000 * 128 + 128 * 768 + 768
+    up = emb.set(E=256)
+    assert up["factorised"] - d["factorised"] == 128 * (30000 + 768)  # each unit of E costs V + H
+    assert up["direct"] == d["direct"] and up["break_even"] == d["break_even"]
+    assert up["model_factorised"] - d["model_factorised"] == 128 * (30000 + 512 + 2 + 2 + 768)
+    bigger_v = emb.set(V=50265)
+    assert bigger_v["direct"] - up["direct"] == (50265 - 30000) * 768
+    assert bigger_v["factorised"] - up["factorised"] == (50265 - 30000) * 256
+    assert bigger_v["break_even"] == pytest.approx(768 * 50264 / (50265 + 768))
+    wide = emb.set(H=4096)
+    assert wide["model_direct"] == count_parameters(albert_style(50265, 4096, None)).total
+    assert wide["model_factorised"] == count_parameters(albert_style(50265, 4096, 256)).total
+
+
+def test_embedding_explorer_draws_its_numbers(emb):
+    d = emb.set(E=512, V=1000, H=768)
+    left, right = emb.fig.axes
+    curve, direct, breakeven, marker = left.lines
+    assert marker.get_ydata()[0] == pytest.approx(d["factorised"] / 1e6)
+    assert direct.get_ydata()[0] == pytest.approx(d["direct"] / 1e6)
+    assert breakeven.get_xdata()[0] == pytest.approx(d["break_even"])
+    assert d["factorised"] > d["direct"]  # V = 1000 is small: E = 512 is past the break-even
+    assert right.lines[-1].get_ydata()[0] == pytest.approx(d["model_factorised"] / 1e6)
+    x, y = curve.get_data()
+    assert x[-1] == 768 and y[-1] == pytest.approx(1000 * 768 / 1e6)  # E = H: the direct table
+    assert max(left.get_ylim()) > max(y)  # limits follow the data
+
+
+def test_embedding_explorer_clamps_E_to_H_and_scrubs(emb):
+    emb.set(H=256, E=1024)
+    assert emb.data["E"] == 256 and emb.data["factorised"] == emb.data["direct"]
+    page = emb.scrubber("t", E=[64, 128], H=[256, 768]).data
+    assert page.count('class="geron-scrub-frame"') == 4
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    (dict(E=100), ValueError), (dict(E=2048), ValueError), (dict(V=12345), ValueError),
+    (dict(H=700), ValueError), (dict(E="big"), TypeError)])
+def test_embedding_explorer_refuses(kwargs, error):
+    with pytest.raises(error, match="|".join(kwargs)):
+        embedding_explorer(**kwargs)
+
+
+def _fake_timings():
+    # counting parts are tested exactly; the time panel gets made-up, linear "measurements"
+    seconds = {m: np.array(DEPTHS) * 1e-3 * k for k, m in enumerate(("none", "all", "attention", "ffn"), 1)}
+    return {"depths": DEPTHS, "seconds": seconds, "config": TIMING_CONFIG, "seq_len": 8}
+
+
+def test_sharing_explorer_follows_the_formulas():
+    e = sharing_explorer(_fake_timings())
+    at12 = e.set(L=12, H=768, sharing="all")
+    at24 = e.set(L=24)
+    assert at24["params"]["all"] == at12["params"]["all"]  # depth costs no parameters when all shared
+    c = count_parameters(albert_style(30000, 768, 128))
+    ln = 2 * 768
+    for mode, per_layer in (("none", c.attention_per_layer + c.ffn_per_layer + 2 * ln),
+                            ("attention", c.ffn_per_layer + ln), ("ffn", c.attention_per_layer + ln)):
+        assert at24["params"][mode] - at12["params"][mode] == 12 * per_layer == 12 * at24["per_layer"][mode]
+    assert at24["seconds"] == pytest.approx(24e-3 * 2)  # the 'all' curve of the fake timings
+    ffn = e.set(sharing="ffn")
+    assert ffn["seconds"] == pytest.approx(24e-3 * 4)
+    left, right = e.fig.axes
+    assert left.lines[-1].get_ydata()[0] == pytest.approx(ffn["params"]["ffn"] / 1e6)
+    assert [line.get_linewidth() for line in left.lines[:4]] == [1.2, 1.2, 1.2, 3]
+    wide = e.set(H=4096)
+    assert wide["params"]["all"] == count_parameters(albert_style(30000, 4096, 128)).total
+
+
+def test_measured_timings_have_the_right_shape():
+    small = TIMING_CONFIG.replace(hidden_size=16, intermediate_size=32, num_attention_heads=2)
+    t = measure_timings(small, seq_len=4, repeats=1)
+    assert set(t["seconds"]) == {"none", "all", "attention", "ffn"}
+    assert all(s.shape == (len(DEPTHS),) and np.all(s > 0) for s in t["seconds"].values())
+    # generous: 24 layers of work against 1 layer, for every mode
+    assert all(s[-1] > s[0] for s in t["seconds"].values())
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(L=5), "L must be one of"), (dict(H=100), "H must be one of"), (dict(sharing="some"), "sharing"),
+    (dict(timings={"depths": (1, 2)}), "timings")])
+def test_sharing_explorer_refuses(kwargs, match):
+    kwargs.setdefault("timings", _fake_timings())
+    with pytest.raises(ValueError, match=match):
+        sharing_explorer(**kwargs)

@@ -1,0 +1,64 @@
+"""The output-projection chapter's explorer and exercise checkers."""
+
+import pytest
+
+from geron_lib.model.attention import random_attention_weights
+from geron_lib.model.params import attention_params
+from geron_lib.notebook.exercises.attention import check_attention_params, check_sum_weights
+from geron_lib.notebook.widgets.attention import head_counts, heads_explorer
+from geron_lib.studies.conversions import concat_to_sum
+
+
+def test_explorer_offers_only_divisible_pairs():
+    e = heads_explorer()
+    assert e.data["concat"] == attention_params(768, 12, "concat")
+    assert e.data["sum"] == attention_params(768, 12, "sum")
+    assert e.data["ratio"] == e.data["sum"] / e.data["concat"]
+    assert list(e.controls["h"].options) == head_counts(768)
+    assert head_counts(768) == [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64]
+    seen = []
+    e.controls["h"].observe(lambda _: seen.append(e.values), names="value")
+    e.set(H=1024)  # 12 does not divide 1024: h moves to the nearest divisor
+    assert e.values["h"] in (8, 16) and 1024 % e.values["h"] == 0
+    assert all(v["H"] % v["h"] == 0 for v in seen)
+    assert list(e.controls["h"].options) == [1, 2, 4, 8, 16, 32, 64]
+    e.set(H=96, h=3)
+    assert e.data["sum"] == attention_params(96, 3, "sum")
+    assert e.data["heads"] == [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48]
+    bars = e.fig.axes[0].containers
+    assert sum(rect.get_height() for c in bars for rect in c[:1]) * 1e6 == pytest.approx(e.data["concat"])
+    with pytest.raises(ValueError, match="h must divide H"):
+        heads_explorer(768, 5)
+    with pytest.raises(TypeError, match="h must be an integer"):
+        heads_explorer(768, True)
+
+
+def test_explorer_scrubber_frames():
+    e = heads_explorer(384, 4)
+    page = e.scrubber("heads", H=[192, 384], h=[1, 4, 12]).data
+    assert page.count('class="geron-scrub-frame"') == 6
+    assert e.values == {"H": 384, "h": 4}
+
+
+def test_checkers_say_why():
+    assert check_attention_params(attention_params(512, 8, "sum"), 512, 8, "sum")
+    no_bias = check_attention_params(attention_params(512, 8, "sum", False), 512, 8, "sum")
+    assert not no_bias and "without biases" in no_bias.message
+    per_head = check_attention_params(attention_params(512, 8, "sum") + 8 * 512, 512, 8, "sum")
+    assert not per_head and "redundant" in per_head.message
+    other = check_attention_params(attention_params(512, 8, "concat"), 512, 8, "sum")
+    assert not other and "other form" in other.message
+
+    w = random_attention_weights(16, 4, "concat", seed=1)
+    ws = concat_to_sum(w, 4)
+    assert check_sum_weights(ws, w, 4)
+    unfolded = check_sum_weights(ws | {"b_O": w["b_O"]}, w, 4)
+    assert not unfolded and "b_O + b_V @ W_O" in unfolded.message
+    transposed = check_sum_weights(ws | {"W_V": ws["W_V"].swapaxes(1, 2)}, w, 4)
+    assert not transposed and "transposed" in transposed.message
+    wrong_block = check_sum_weights(ws | {"W_V": ws["W_V"][::-1].copy()}, w, 4)
+    assert not wrong_block and "cols_i" in wrong_block.message
+    changed_q = check_sum_weights(ws | {"W_Q": 2 * ws["W_Q"]}, w, 4)
+    assert not changed_q and "W_Q should carry over" in changed_q.message
+    not_sum = check_sum_weights(w, w, 4)
+    assert not not_sum and "not sum-form weights" in not_sum.message

@@ -1,0 +1,174 @@
+"""The ALBERT paper's tables: the rows describe the published geometry, the counts follow the formula by
+hand, and the accounting claims the chapters make hold."""
+
+import pytest
+
+from geron_lib.studies.paper import (
+    PLAIN,
+    TABLE_1,
+    TABLE_3,
+    TABLE_4,
+    Accounting,
+    accountings,
+    extra_needed,
+    largest_count,
+    markdown_table,
+    reproduces,
+    reproducing,
+    to_millions,
+)
+
+
+# by hand: embeddings (V + 512 + 2) E + 2 E, projection E H + H when E < H, and per stored sublayer:
+# attention 4 (H^2 + H) + 2 H, FFN 2 H F + F + H + 2 H
+def by_hand(V, E, H, L, sharing, F=None):
+    F = 4 * H if F is None else F
+    attention, ffn = 4 * (H * H + H) + 2 * H, 2 * H * F + F + H + 2 * H
+    copies = {"none": (L, L), "all": (1, 1), "attention": (1, L), "ffn": (L, 1)}[sharing]
+    return (V + 514) * E + 2 * E + (E * H + H if E < H else 0) + copies[0] * attention + copies[1] * ffn
+
+
+def test_rows_are_the_published_geometry_and_figures():
+    assert [(r.model, r.millions) for r in TABLE_1] == [
+        ("BERT base", 108), ("BERT large", 334), ("ALBERT base", 12), ("ALBERT large", 18),
+        ("ALBERT xlarge", 60), ("ALBERT xxlarge", 235)]
+    assert [(r.config.num_hidden_layers, r.config.hidden_size, r.config.E) for r in TABLE_1] == [
+        (12, 768, 768), (24, 1024, 1024), (12, 768, 128), (24, 1024, 128), (24, 2048, 128), (12, 4096, 128)]
+    assert all(r.config.intermediate_size == 4 * r.config.hidden_size for r in TABLE_1)
+    assert [r.millions for r in TABLE_3] == [87, 89, 93, 108, 10, 12, 16, 31]
+    assert [r.millions for r in TABLE_4] == [31, 83, 57, 108, 12, 64, 38, 89]
+    for r in TABLE_3 + TABLE_4:
+        c = r.config
+        assert (c.vocab_size, c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.intermediate_size,
+                c.max_position_embeddings, c.type_vocab_size) == (30000, 768, 12, 12, 3072, 512, 2)
+        assert f"E = {c.E}" in r.model
+
+
+@pytest.mark.parametrize("row", TABLE_1 + TABLE_3 + TABLE_4, ids=lambda r: f"T{r.table} {r.model}")
+def test_plain_count_is_the_formula(row):
+    c = row.config
+    assert PLAIN.count(c) == by_hand(c.vocab_size, c.E, c.hidden_size, c.num_hidden_layers, c.sharing)
+
+
+def test_accounting_items():
+    base = TABLE_3[3].config  # not-shared, E = H = 768
+    H = 768
+    assert Accounting(pooler=True).count(base) - PLAIN.count(base) == H * H + H
+    assert Accounting(projection="always").count(base) - PLAIN.count(base) == H * H + H
+    assert Accounting(vocab_size=30522).count(base) - PLAIN.count(base) == 522 * 768
+    small = TABLE_3[1].config  # E = 128
+    assert Accounting(projection="never").count(small) == PLAIN.count(small) - (128 * H + H)
+    assert Accounting(projection="always").count(small) == PLAIN.count(small)
+    heads = Accounting(pretraining_heads=True).count(small) - PLAIN.count(small)
+    assert heads == (H * 128 + 128) + 2 * 128 + 30000 + (2 * H + 2)  # MLM dense, LN, bias; SOP
+    bert = TABLE_1[0].config  # BERT: no E -> H map whatever the accounting says
+    assert Accounting(projection="always").count(bert) == PLAIN.count(bert)
+    assert len(accountings()) == 24 and str(Accounting(pooler=True, vocab_size=30000)) == (
+        "encoder + pooler, V = 30,000")
+
+
+def test_rounding():
+    assert [to_millions(11_499_999), to_millions(11_500_000)] == [11, 12]
+    assert to_millions(11_999_999, "down") == 11
+    assert [to_millions(11_000_001, "up"), to_millions(11_000_000, "up")] == [12, 11]
+
+
+def _not_shared(rows):
+    return [r for r in rows if r.config.sharing == "none"]
+
+
+def _shared(rows):
+    return [r for r in rows if r.config.sharing != "none"]
+
+
+def test_table_3_by_hand():
+    # embeddings (30000 + 512 + 2) 64 + 2 64 = 1,953,024; E -> H 64 768 + 768 = 49,920; one block
+    # 4 (768^2 + 768) + 2 768 + 2 768 3072 + 3072 + 768 + 2 768 = 7,087,872
+    # not-shared E = 64: 2,002,944 + 12 blocks = 87,057,408 -> 87 (the figure);
+    # all-shared E = 64: 2,002,944 + 1 block = 9,090,816 -> 9, not 10,
+    # but with the pooler (768^2 + 768 = 590,592) 9,681,408 -> 10
+    assert PLAIN.count(TABLE_3[0].config) == 87_057_408 == by_hand(30000, 64, 768, 12, "none")
+    assert PLAIN.count(TABLE_3[4].config) == 9_090_816 == by_hand(30000, 64, 768, 12, "all")
+    assert to_millions(9_090_816) == 9 and to_millions(9_090_816 + 590_592) == 10
+
+
+def test_no_one_accounting_reproduces_a_whole_table():
+    for rows in (TABLE_1, TABLE_3, TABLE_4, TABLE_1[:4]):
+        for rounding in ("nearest", "down", "up"):
+            assert reproducing(rows, rounding) == []
+
+
+def test_split_accounting_reproduces_every_row_but_xlarge_and_xxlarge():
+    # not-shared models (BERT base and large too): the encoder alone with ALBERT's V = 30000
+    assert reproducing(_not_shared(TABLE_1 + TABLE_3 + TABLE_4))[0] == Accounting(vocab_size=30000)
+    # shared models: the encoder and the pooler, V = 30000, and nothing else in our set
+    shared = _shared(TABLE_1[:4] + TABLE_3 + TABLE_4)
+    assert reproducing(shared) == [Accounting(pooler=True, vocab_size=30000)]
+    # BERT base with its own V = 30522 rounds to 109, not 108, unless rounded down
+    assert to_millions(PLAIN.count(TABLE_1[0].config)) == 109
+    assert reproduces(Accounting(vocab_size=30522), TABLE_1[:1], "down")
+
+
+def test_rounding_up_reading_fits_tables_3_and_4_but_not_albert_large():
+    plain = Accounting(vocab_size=30000)
+    assert reproduces(plain, _shared(TABLE_3 + TABLE_4), "up")
+    assert reproduces(plain, TABLE_1[2:3], "up") and not reproduces(plain, TABLE_1[3:4], "up")
+    # with the pooler, rounded to the nearest million, ALBERT base and large both fit
+    assert reproduces(Accounting(pooler=True, vocab_size=30000), TABLE_1[2:4])
+
+
+def test_what_the_shared_rows_need():
+    H = 768
+    pooler = H * H + H
+    shared = [extra_needed(r) for r in _shared(TABLE_3 + TABLE_4)]
+    low, high = max(lo for lo, _ in shared), min(hi for _, hi in shared)
+    assert low <= pooler < high
+    heads = Accounting(pretraining_heads=True).count(TABLE_3[5].config) - PLAIN.count(TABLE_3[5].config)
+    assert heads < low  # the pretraining heads alone are too small
+    assert (30522 - 30000) * 256 < low  # so is BERT's larger vocabulary, up to E = 256
+    not_shared = [extra_needed(r) for r in _not_shared(TABLE_3 + TABLE_4)]
+    assert max(lo for lo, _ in not_shared) <= 0 < min(hi for _, hi in not_shared) <= pooler
+
+
+def test_xlarge_and_xxlarge_stay_short():
+    xlarge, xxlarge = TABLE_1[4], TABLE_1[5]
+    assert reproducing([xlarge], "nearest") == reproducing([xlarge], "down") == []
+    # only rounding up, with the pooler and both pretraining heads, reaches 60M
+    assert all(a.pooler and a.pretraining_heads for a in reproducing([xlarge], "up"))
+    assert largest_count(xlarge) < 59_500_000
+    # that rule fits the other shared rows up to E = 256 but not the shared rows at E = 768
+    up_rule = Accounting(pooler=True, pretraining_heads=True, vocab_size=30000)
+    shared = [r for r in TABLE_1[:5] + TABLE_3 + TABLE_4 if r.config.sharing != "none"]
+    assert all(reproduces(up_rule, [r], "up") == (r.config.E < 768) for r in shared)
+    for rounding in ("nearest", "down", "up"):
+        assert reproducing([xxlarge], rounding) == []
+    assert largest_count(xxlarge) < 234_000_000  # every rounding needs more than 234M
+    with_pooler = Accounting(pooler=True).count(xxlarge.config)
+    assert with_pooler == by_hand(30000, 128, 4096, 12, "all") + 4096 * 4096 + 4096
+
+
+def test_markdown_table():
+    text = markdown_table(TABLE_3[:2], {"plain": PLAIN})
+    lines = text.splitlines()
+    assert len(lines) == 4 and lines[0].startswith("| Table | Model | Paper | plain (exact)")
+    assert "87,057,408" in lines[2] and "+0.06M" in lines[2]
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: Accounting(pooler=1), TypeError, "pooler"),
+    (lambda: Accounting(projection="sometimes"), ValueError, "projection"),
+    (lambda: Accounting(vocab_size=0), ValueError, "vocab_size"),
+    (lambda: to_millions(-1), ValueError, "count"),
+    (lambda: to_millions(5, "banker"), ValueError, "rounding"),
+    (lambda: reproducing([]), TypeError, "rows"),
+    (lambda: extra_needed("BERT"), TypeError, "row"),
+    (lambda: accountings([30000, "big"]), TypeError, "vocab_sizes"),
+    (lambda: reproduces("plain", TABLE_1), TypeError, "accounting"),
+    (lambda: reproduces(PLAIN, TABLE_1, "sideways"), ValueError, "rounding"),
+    (lambda: largest_count(None), TypeError, "rows"),
+    (lambda: markdown_table(TABLE_1, {"plain": "encoder"}), TypeError, "columns"),
+    (lambda: markdown_table("TABLE_1", {"plain": PLAIN}), TypeError, "rows"),
+])
+def test_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
