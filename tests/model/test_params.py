@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geron_lib import PRESETS, Encoder, EncoderConfig, count_parameters
-from geron_lib.model.params import attention_params
+from geron_lib.model.params import ParameterCount, attention_params
 
 
 @st.composite
@@ -41,6 +41,25 @@ def test_items_add_up_and_sharing_saves_whole_blocks(config):
     unshared = count_parameters(config.replace(sharing="none"))
     block = unshared.attention_per_layer + unshared.ffn_per_layer + unshared.layer_norms_per_layer
     assert unshared.total - shared.total == (config.num_hidden_layers - 1) * block
+
+
+def test_items_are_the_additive_parts_by_name():
+    # items() once took the first 11 dataclass fields; now it names them, and each is what the encoder stores
+    config = PRESETS["tiny-albert"].replace(sharing="none")
+    c = count_parameters(config, pooler=True)
+    assert list(c.items()) == list(ParameterCount.ADDITIVE)
+    assert not {"attention_per_layer", "ffn_per_layer", "layer_norms_per_layer", "attention_copies",
+                "ffn_copies"} & set(c.items())
+    stored = Encoder(config, pooler=True).parameters()
+
+    def size(*names):
+        return sum(stored[n].size for n in names)
+
+    assert c.items()["token_embeddings"] == size("embeddings.word")
+    assert c.items()["embedding_projection"] == size("embeddings.W_P", "embeddings.b_P")
+    assert c.items()["pooler"] == size("pooler.W", "pooler.b")
+    layer_norms = [v.size for k, v in stored.items() if k.startswith("layers.") and ".ln_" in k]
+    assert c.items()["layer_norms"] == sum(layer_norms)
 
 
 @pytest.mark.parametrize("sharing", ["all", "attention", "ffn"])
