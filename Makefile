@@ -4,7 +4,8 @@
 #                 tests, then the HTML and browser tests of the built book) and strict nbval on every
 #                 notebook in book/; installs the optional Hugging Face extra (torch CPU wheel +
 #                 transformers) first, so that the interop tests run
-#   make book     execute all notebooks and build the HTML book under _build/html
+#   make book     execute all notebooks and build the HTML book under _build/html (RELEASE=1: a release,
+#                 refused while _config.yml names a placeholder repository)
 #   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
 #   make lint     ruff, and lint-imports (the library's layers: pyproject.toml [tool.importlinter])
 #   make clean    remove build output
@@ -56,8 +57,11 @@ test: $(STAMP) $(HF_STAMP)
 	    --nbval-sanitize-with nbval_sanitize.cfg book/ || status=1; \
 	exit $$status
 
+# RELEASE=1: refuse to build, or to call the build a release, while _config.yml names a placeholder repository.
 book: $(STAMP)
+	$(if $(RELEASE),$(BIN)/python scripts/check_release.py config)
 	$(BIN)/jupyter-book build . -nW --keep-going
+	$(if $(RELEASE),$(BIN)/python scripts/check_release.py pages)
 	@echo "Open $(CURDIR)/_build/html/index.html"
 
 # Re-execute notebooks in place so their stored outputs (what strict nbval compares) are current.

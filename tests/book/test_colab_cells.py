@@ -21,9 +21,11 @@ def test_every_notebook_has_the_install_cell_of_config_yml():
     assert not stale, f"install cell missing or out of date in {stale}: run python scripts/colab_cells.py"
 
 
-def test_the_cell_installs_from_the_configured_repository_and_branch():
+def test_while_the_url_is_a_placeholder_the_cell_installs_nothing_from_it():
     repo = config()["repository"]
-    assert f'"geron-lib @ git+{repo["url"]}@{repo["branch"]}"' in colab_cells.configured_source()
+    assert repo["placeholder"] is True  # the book names no release yet (README, "Publishing a release")
+    source = colab_cells.configured_source()
+    assert repo["url"] not in source and "pip" not in source.replace("pip install -e", "")
 
 
 def _notebook(*cells):
@@ -52,22 +54,35 @@ def test_the_cell_is_silent_where_geron_lib_is_installed():
     assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
 
 
-def test_the_cell_pip_installs_the_repository_where_geron_lib_is_missing(monkeypatch):
+def test_a_placeholder_cell_stops_with_how_to_install_where_geron_lib_is_missing(monkeypatch):
+    calls = []
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(subprocess, "run", lambda *args, **kwargs: calls.append(args))
+    with pytest.raises(ModuleNotFoundError) as stopped:
+        exec(colab_cells.configured_source(), {})
+    assert calls == []  # nothing was installed, from anywhere
+    assert "names no release" in str(stopped.value) and "pip install -e" in str(stopped.value)
+
+
+@pytest.mark.parametrize("ref", ["v1.0", "v2.1.3", "v1.0-rc1", "0123456789abcdef0123456789abcdef01234567"])
+def test_a_release_cell_pip_installs_the_pinned_release_where_geron_lib_is_missing(monkeypatch, ref):
     calls = []
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     monkeypatch.setattr(subprocess, "run", lambda args, check: calls.append((args, check)))
-    exec(colab_cells.configured_source(), {})
-    repo = config()["repository"]
+    url = "https://github.com/example-org/example-book"
+    exec(colab_cells.install_source(url, ref), {})
     assert calls == [([sys.executable, "-m", "pip", "install", "--quiet",
-                       f"geron-lib @ git+{repo['url']}@{repo['branch']}"], True)]
+                       f"geron-lib @ git+{url}@{ref}"], True)]
 
 
 @pytest.mark.parametrize("url, branch, message", [
-    ("http://example.org/repo", "main", "repository url must be an https://"),
-    ("https://example.org/my repo", "main", "repository url must be an https://"),
-    (None, "main", "repository url must be an https://"),
-    ("https://example.org/repo", "", "repository branch must be a name"),
-    ("https://example.org/repo", "main@evil", "repository branch must be a name"),
+    ("http://example.org/repo", "v1.0", "repository url must be an https://"),
+    ("https://example.org/my repo", "v1.0", "repository url must be an https://"),
+    (None, "v1.0", "repository url must be an https://"),
+    ("https://example.org/repo", "main", "must pin a release"),  # a moving branch
+    ("https://example.org/repo", "", "must pin a release"),
+    ("https://example.org/repo", "v1.0@evil", "must pin a release"),
+    ("https://example.org/repo", "0123abc", "must pin a release"),  # a short hash could become ambiguous
 ])
 def test_bad_repository_settings_are_refused(url, branch, message):
     with pytest.raises(ValueError, match=message):
