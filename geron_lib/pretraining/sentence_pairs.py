@@ -1,0 +1,87 @@
+"""The sentence-pair tasks BERT and ALBERT pretrain beside the masked LM: next-sentence
+prediction (NSP, BERT) and sentence-order prediction (SOP, ALBERT). Both read two segments,
+[CLS] A [SEP] B [SEP], and classify the pooled [CLS] vector with a linear H -> 2 head
+(``count_parameters(..., nsp_head=True)`` counts it: 2 H + 2).
+
+Here a segment is one sentence of a document (the papers pack several sentences up to a length budget; the
+labels are built the same way). Labels follow transformers: NSP 0 = B follows A, 1 = B is random;
+SOP 0 = A then B in the document's order, 1 = swapped.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ..validate import check_type
+from .masking import as_generator
+
+IS_NEXT, RANDOM_NEXT = 0, 1
+IN_ORDER, SWAPPED = 0, 1
+
+
+class SentencePair(NamedTuple):
+    """Two segments and the label of the pair."""
+
+    first: str
+    second: str
+    label: int
+
+
+def _check_documents(documents, minimum: int) -> list[list[str]]:
+    """Documents as lists of sentences; at least ``minimum`` of them, every sentence a str."""
+    check_type("documents", documents, list)
+    docs = []
+    for i, doc in enumerate(documents):
+        check_type(f"documents[{i}]", doc, list)
+        for j, sentence in enumerate(doc):
+            check_type(f"documents[{i}][{j}]", sentence, str)
+        docs.append(doc)
+    if sum(len(d) >= 2 for d in docs) < 1 or len(docs) < minimum:
+        raise ValueError(f"documents must hold at least {minimum} document(s), one of them with two or more "
+                         f"sentences: a pair needs two consecutive sentences; got {len(docs)} document(s)")
+    return docs
+
+
+def nsp_pairs(documents: list[list[str]], *, rng=0) -> list[SentencePair]:
+    """(A, B) = consecutive sentences; with probability 1/2, B <- a sentence of another document.
+
+    BERT's next-sentence prediction: label 0 when B really follows A, 1 when B was drawn at random from
+    another document (so that the two topics differ, as BERT's data script makes sure).
+    """
+    docs = _check_documents(documents, minimum=2)
+    rng = as_generator(rng)
+    pairs = []
+    for d, doc in enumerate(docs):
+        others = [i for i, other in enumerate(docs) if i != d and other]
+        for first, second in zip(doc, doc[1:], strict=False):
+            if others and rng.random() < 0.5:
+                other = docs[others[rng.integers(len(others))]]
+                pairs.append(SentencePair(first, other[rng.integers(len(other))], RANDOM_NEXT))
+            else:
+                pairs.append(SentencePair(first, second, IS_NEXT))
+    return pairs
+
+
+def sop_pairs(documents: list[list[str]], *, rng=0) -> list[SentencePair]:
+    """(A, B) = consecutive sentences of a document; with probability 1/2, (A, B) <- (B, A).
+
+    ALBERT's sentence-order prediction: both segments always come from the same document, so topic alone
+    cannot tell the classes apart (it can for NSP); only the order of the two can.
+    """
+    docs = _check_documents(documents, minimum=1)
+    rng = as_generator(rng)
+    pairs = []
+    for doc in docs:
+        for first, second in zip(doc, doc[1:], strict=False):
+            if rng.random() < 0.5:
+                pairs.append(SentencePair(second, first, SWAPPED))
+            else:
+                pairs.append(SentencePair(first, second, IN_ORDER))
+    return pairs
+
+
+def label_counts(pairs: list[SentencePair]) -> np.ndarray:
+    """How many pairs carry label 0 and label 1."""
+    return np.bincount([p.label for p in pairs], minlength=2)
