@@ -1,4 +1,4 @@
-"""Bad input to the seed functions: a clear ValueError or TypeError naming the argument, before any work."""
+"""Bad input to the reference functions: a clear error naming the argument, before any work."""
 
 import tracemalloc
 

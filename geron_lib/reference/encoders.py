@@ -22,7 +22,7 @@ from ..validate import check_int, check_memory, check_open_unit, check_token_ids
 from .masks import fixed_count_masks, masked_count
 from .rng import tensor
 
-SEED_EPS = 1e-5
+REFERENCE_EPS = 1e-5
 
 
 class SeedResult(Mapping):
@@ -90,14 +90,14 @@ def _check_size(call: str, n_weights: int, ids: np.ndarray, config: EncoderConfi
     check_memory(8 * n_weights + activations, f"{call} with X of shape {ids.shape}")
 
 
-def seed_config(d: int, h: int, F: int, V: int, T: int) -> EncoderConfig:
+def reference_config(d: int, h: int, F: int, V: int, T: int) -> EncoderConfig:
     """The reference's block as an EncoderConfig: ReLU, layer-norm eps 1e-5, no token types."""
     return EncoderConfig(vocab_size=V, hidden_size=d, num_attention_heads=h, intermediate_size=F,
                          hidden_act="relu", max_position_embeddings=T, type_vocab_size=0,
-                         layer_norm_eps=SEED_EPS)
+                         layer_norm_eps=REFERENCE_EPS)
 
 
-def seed_block(s: int, d: int, F: int) -> tuple[dict, dict]:
+def reference_block(s: int, d: int, F: int) -> tuple[dict, dict]:
     """Base seed s: W_Q s+1, W_K s+2, W_V s+3, W_O s+4, W_1 s+5, W_2 s+6; b_1 = b_2 = 0.
 
     The reference's (attention, ffn) weights: no attention biases, no layer-norm gains.
@@ -107,7 +107,7 @@ def seed_block(s: int, d: int, F: int) -> tuple[dict, dict]:
     return attention, ffn
 
 
-def seed_block_params(d: int, F: int, n_heads: int) -> int:
+def reference_block_params(d: int, F: int, n_heads: int) -> int:
     """4 d^2 + d F + F + F d + d."""
     return attention_params(d, n_heads, "concat", bias=False) + ffn_params(d, F)
 
@@ -129,14 +129,14 @@ def albert(X, n_layers=4, n_heads=2, d_model=8, d_embed=4, vocab_size=None, d_ff
         raise ValueError(f"d_embed ({E}) must lie in [1, d_model] = [1, {d}]")
     B, T = ids.shape
     embedding_params = V * E + linear_params(E, d, bias=False)
-    block_params = seed_block_params(d, F, h)
-    config = seed_config(d, h, F, V, T)
+    block_params = reference_block_params(d, F, h)
+    config = reference_config(d, h, F, V, T)
     _check_size(f"albert(vocab_size={V}, d_model={d}, d_embed={E}, d_ff={F})",
                 embedding_params + T * d + block_params, ids, config)
 
     emb, proj, pos = tensor(seed + 101, (V, E)), tensor(seed + 202, (E, d)), tensor(seed + 303, (T, d))
     x = emb[ids] @ proj + pos                # (B, T, d)
-    hidden = _run_blocks(x, [seed_block(seed, d, F)] * L, config)
+    hidden = _run_blocks(x, [reference_block(seed, d, F)] * L, config)
     n_params = embedding_params + T * d + block_params
     return SeedResult(
         hidden=hidden,
@@ -175,14 +175,14 @@ def roberta(X, n_layers=2, n_heads=2, d_model=8, vocab_size=None, d_ff=None, mas
     if n_mask >= T and T > 1:
         raise ValueError(f"mask_prob ({mask_prob}) masks {n_mask} of the {T} tokens in a row; "
                          "at least one token must stay visible")
-    block_params = seed_block_params(d, F, h)
+    block_params = reference_block_params(d, F, h)
     n_params = (V + 1) * d + T * d + L * block_params
-    config = seed_config(d, h, F, V + 1, T)
+    config = reference_config(d, h, F, V + 1, T)
     _check_size(f"roberta(vocab_size={V}, d_model={d}, d_ff={F}, n_layers={L})", n_params, ids, config)
 
     mask_id = V  # one extra embedding row for [MASK]
     emb, pos = tensor(seed + 101, (V + 1, d)), tensor(seed + 202, (T, d))
-    blocks = [seed_block(seed + 1000 * (i + 1), d, F) for i in range(L)]
+    blocks = [reference_block(seed + 1000 * (i + 1), d, F) for i in range(L)]
     rows = np.arange(B)[:, None]
     losses, masks = [], []
     for epoch in range(epochs):

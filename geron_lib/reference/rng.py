@@ -1,4 +1,4 @@
-"""The seed-compatible generator: a 32-bit linear congruential generator, vectorised.
+"""The reference implementation's generator: a 32-bit linear congruential generator, vectorised.
 
 Each draw advances the state,
 

@@ -1,4 +1,4 @@
-"""Read the seed documents' printed R examples (tests/golden/*_example.txt) into Python values."""
+"""Read the printed R examples of the seed documents (reference/golden/*_example.txt) into Python."""
 
 from __future__ import annotations
 

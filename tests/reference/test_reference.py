@@ -1,4 +1,4 @@
-"""The seed examples, reproduced to the printed digits, and the seed functions' invariants."""
+"""The reference examples, reproduced to the printed digits, and the reference functions' invariants."""
 
 import numpy as np
 import pytest
@@ -18,7 +18,7 @@ def _single(values):
 def test_seed_example_reproduces_every_printed_number(name, fn):
     expected = read_example(name)
     r = fn(SEQUENCE)
-    assert set(r) == set(expected), "same fields as the seed"
+    assert set(r) == set(expected), "same fields as the reference"
     assert expected["hidden"].shape == (1, 8, 8) == r.hidden.shape
     np.testing.assert_allclose(r.hidden, expected["hidden"], atol=1e-6, rtol=0)
     for key, value in expected.items():
