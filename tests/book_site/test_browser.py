@@ -155,3 +155,23 @@ def test_search_finds_every_page_that_uses_a_word(visit, word):
     assert expected, f"no page of the book uses {word!r}"
     assert expected <= found, f"search for {word!r} missed {sorted(expected - found)}"
     assert not v.problems, "\n".join(v.problems)
+
+
+# Every code block of the article (cell inputs and listings; outputs wrap instead, see _static/book.css),
+# hide-input cells unfolded first: (index, pixels its widest line sticks out) for each block that scrolls.
+OVERFLOWING_CODE = """() => {
+  document.querySelectorAll('details.hide').forEach(d => d.open = true);
+  return [...document.querySelectorAll('.bd-article div.highlight pre')]
+    .filter(pre => !pre.closest('.cell_output'))
+    .map((pre, i) => [i, pre.scrollWidth - pre.clientWidth, pre.textContent.split('\\n')
+      .reduce((a, b) => (b.length > a.length ? b : a), '')])
+    .filter(([, extra]) => extra > 1);
+}"""
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_code_fits_the_column(visit, docname):
+    v = visit(_page(docname))
+    wide = v.page.evaluate(OVERFLOWING_CODE)
+    assert not wide, (f"{len(wide)} code blocks of {docname} scroll sideways at 1280 px; widest lines:\n"
+                      + "\n".join(f"  +{extra}px: {line!r}" for _, extra, line in wide))

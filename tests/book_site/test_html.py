@@ -145,3 +145,25 @@ def test_the_colab_install_cell_is_not_in_the_book(pages):
     shown = [name for name in pages if "install geron_lib when it is not importable" in
              (HTML / name).read_text(encoding="utf-8")]
     assert not shown, f"the hidden install cell (tag remove-cell) shows on {shown}"
+
+
+#: Bookkeeping that must never reach a reader: glue calls (put them in a remove-cell cell), nbval markers
+#: (use the cell tags nbval-ignore-output / nbval-skip instead of comments) and raw roles of a failed render.
+BOOKKEEPING = re.compile(r"\bglue\(|NBVAL_|\{glue:|\{eval\}")
+
+
+def _cell_inputs(path: Path) -> list[str]:
+    """The text of every code cell input on a page (folded hide-input cells too: a reader can open them)."""
+    start = r'<div class="cell_input docutils container">'
+    blocks = re.findall(start + r"(.*?)</div>\s*</div>\s*</div>", path.read_text(encoding="utf-8"), re.S)
+    return [re.sub(r"<[^>]+>", "", b) for b in blocks]
+
+
+@pytest.mark.parametrize("docname", toc_pages())
+def test_no_bookkeeping_is_shown(docname):
+    require_built_book()
+    path = html_path(docname)
+    shown = [match.group(0) for cell in _cell_inputs(path) for match in BOOKKEEPING.finditer(cell)]
+    prose = re.sub(r"<(script|style)\b.*?</\1>", "", path.read_text(encoding="utf-8"), flags=re.S)
+    shown += [m for m in ("{glue:", "{eval}", "NBVAL_") if m in re.sub(r"<[^>]+>", "", prose)]
+    assert not shown, f"{docname} shows bookkeeping to its readers: {sorted(set(shown))}"
