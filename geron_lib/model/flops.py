@@ -76,7 +76,7 @@ class FlopCount:
 
 
 def check_sequence(config: EncoderConfig, seq_len: int, masked: int | None = None) -> tuple[int, int]:
-    """(T, n): ``seq_len`` and the positions predicted in each sequence (``masked``; all T when None).
+    """(T, n) = (seq_len, masked or T): the tokens, and the positions predicted in each sequence.
 
     Checks ``config``, that its position table covers T tokens and that 1 <= n <= T; shared by the cost
     estimates (this module's and :mod:`geron_lib.model.training_memory`'s).
@@ -155,25 +155,27 @@ def count_flops(config: EncoderConfig, seq_len: int, *, batch: int = 1, pooler: 
 
 def flops_per_token(config: EncoderConfig, seq_len: int, *, pooler: bool = False, mlm_head: bool = False,
                     nsp_head: bool = False, masked: int | None = None, training: bool = False) -> float:
-    """C / T: the exact count of :func:`count_flops` for one sequence, divided by its ``seq_len`` tokens."""
+    """C / T = count_flops(config, T, ...).total / T: the exact count for one sequence, per token."""
     count = count_flops(config, seq_len, pooler=pooler, mlm_head=mlm_head, nsp_head=nsp_head, masked=masked,
                         training=training)
     return count.total / count.seq_len
 
 
 def approximate_flops_per_token(config: EncoderConfig, seq_len: int, *, training: bool = False) -> int:
-    """C / T ~ 2 N + 4 L T H   (x3 for a training step: the "6 N" rule),  N = non-embedding parameters.
+    """C / T ~ 2 N + 4 L T H   (x3 for a training step: 6 N + 12 L T H),  N = non-embedding parameters.
 
-    The usual rule of thumb (Kaplan et al. 2020, Table 1, without the causal mask's halving): every
-    parameter is multiplied once and added once per token, and each of the L layers adds its two T^2
-    products, Q K^T and A V, 2 T H FLOPs each per token. N is the encoder stack as stored (attention, FFN
-    and their layer norms: ``count_parameters(config).encoder``); embeddings and heads are left out.
+    The usual rule of thumb, as PaLM's FLOP accounting writes it (Chowdhery et al. 2022, Appendix B:
+    6N + 12LHQT per token for training, with h heads of d_head = Q making H): every parameter is multiplied
+    once and added once per token, and each of the L layers adds its two T^2 products, Q K^T and A V, 2 T H
+    FLOPs each per token. (Kaplan et al. 2020, Table 1, list a single 2 L T H "Attention: Mask" term, half
+    of what an encoder's two T^2 products cost.) N is the encoder stack as stored (attention, FFN and their
+    layer norms: ``count_parameters(config).encoder``); embeddings and heads are left out.
 
     Against :func:`flops_per_token` without heads: it counts biases and layer-norm parameters as if they
     were multiplied, 2 L (9H + F) too many for BERT; it misses the E -> H map and, in the summed form,
     2 (h - 1) L T H of the A V products; and it assumes each parameter is used once per token, while a
-    shared sublayer is used in every layer: with ALBERT's sharing it undercounts the layers' products about
-    L-fold.
+    shared sublayer is used in every layer: with ALBERT's sharing of everything it counts the one stored
+    layer once instead of L times, 2 (L - 1) N_layer too few.
     """
     T, _ = check_sequence(config, seq_len)
     check_bool("training", training)
