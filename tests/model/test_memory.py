@@ -10,7 +10,8 @@ from threadpoolctl import threadpool_limits
 
 from geron_lib import PRESETS, Encoder
 from geron_lib.model.attention import multi_head_attention, random_attention_weights
-from geron_lib.model.memory import forward_activation_bytes
+from geron_lib.model.layers import ACTIVATIONS
+from geron_lib.model.memory import ACTIVATION_GRAD_TEMPORARIES, forward_activation_bytes
 from geron_lib.model.mlm import MASKED, NOT_SELECTED, MaskedBatch, MaskedLM
 from geron_lib.model.training_memory import training_memory
 from geron_lib.pretraining.train import AdamW
@@ -143,6 +144,10 @@ def test_training_step_is_within_ten_percent_of_tracemalloc(step):
     # activations and workspace against what the step allocated beside the gradients
     assert estimate.activations + estimate.workspace == pytest.approx(peak - gradients, rel=0.10)
     assert estimate.step == pytest.approx(peak, rel=0.10)
+
+
+def test_every_activation_has_its_temporaries_counted():
+    assert ACTIVATION_GRAD_TEMPORARIES.keys() == ACTIVATIONS.keys()
 
 
 def test_sharing_changes_the_parameter_items_only():
