@@ -96,16 +96,17 @@ def check_sequence(config: EncoderConfig, seq_len: int, masked: int | None = Non
 def count_flops(config: EncoderConfig, seq_len: int, *, batch: int = 1, pooler: bool = False,
                 mlm_head: bool = False, nsp_head: bool = False, masked: int | None = None,
                 training: bool = False) -> FlopCount:
-    """C = B [2TEH + L (2TH^2 (2 + c + o) + 2T^2H (1 + c) + 4THF) + 2H^2 + 4H + 2nE(H + V)],  x3 to train.
+    """C = B [2TEH + L (2TH^2 (2 + h_V + o) + 2T^2H (1 + h_V) + 4THF) + 2H^2 + 4H + 2 n_mask E (H + V)].
 
     The FLOPs of the matrix products in a forward pass over ``batch`` sequences of ``seq_len`` tokens,
     itemised: the E -> H map (2TEH, when the config has one), then in each of the L layers the query and key
-    maps (2 x 2TH^2), the value map (2TH^2 in the concat form; h of them, 2hTH^2, in the summed form: c = 1
+    maps (2 x 2TH^2), the value map (2TH^2 in the concat form; h of them, 2hTH^2, in the summed form: h_V = 1
     or h), the scores Q_i K_i^T (2T^2 d_head per head, 2T^2H in all), the weighted values A_i V_i (2T^2H;
     2hT^2H summed, each head's values being H wide), W_O (2TH^2, concat only: o = 1 or 0) and the FFN
     (2 x 2THF). Heads: the pooler reads one position ([CLS]: 2H^2), the NSP head maps the pooled output to
-    2 classes (4H), the MLM head runs its dense H -> E map and the tied E -> V decoder on the n = ``masked``
-    positions of each sequence it predicts (all T when None, as transformers' ``*ForMaskedLM`` does).
+    2 classes (4H), the MLM head runs its dense H -> E map and the tied E -> V decoder on the n_mask =
+    ``masked`` positions of each sequence it predicts (all T when None, as transformers' ``*ForMaskedLM``
+    does).
 
     Sharing changes no FLOPs: a shared sublayer is stored once but still runs in all L layers, so every
     sharing mode gives the same count.
@@ -131,7 +132,7 @@ def count_flops(config: EncoderConfig, seq_len: int, *, batch: int = 1, pooler: 
     V, E, H, F = config.vocab_size, config.E, config.hidden_size, config.intermediate_size
     L, h = config.num_hidden_layers, config.num_attention_heads
     concat = config.attention == "concat"
-    c = 1 if concat else h  # value maps H wide: one (concat, h heads of d_head) or h (summed)
+    h_V = 1 if concat else h  # value maps H wide: one (concat: h heads of d_head) or h (summed)
 
     def run(flops: int, used: bool = True, learns: bool = training) -> int:
         """B x the forward FLOPs, x3 (forward, dX, dW) when a loss's backward runs through them."""
@@ -140,9 +141,9 @@ def count_flops(config: EncoderConfig, seq_len: int, *, batch: int = 1, pooler: 
     return FlopCount(
         embedding_projection=run(2 * T * E * H, config.has_embedding_projection),
         query_key=run(L * 2 * (2 * T * H * H)),
-        value=run(L * c * 2 * T * H * H),
+        value=run(L * h_V * 2 * T * H * H),
         scores=run(L * 2 * T * T * H),
-        weighted_values=run(L * c * 2 * T * T * H),
+        weighted_values=run(L * h_V * 2 * T * T * H),
         output=run(L * 2 * T * H * H, concat),
         ffn=run(L * 2 * (2 * T * H * F)),
         pooler=run(2 * H * H, pooler, learns=training and nsp_head),

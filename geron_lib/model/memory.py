@@ -20,7 +20,7 @@ ACTIVATION_GRAD_TEMPORARIES = {"gelu": 3, "gelu_new": 5, "relu": 2}
 
 def block_cache_elements(batch: int, length: int, hidden_size: int, num_attention_heads: int,
                          intermediate_size: int, attention: str) -> dict[str, int]:
-    """a_block = B [T H (3 + c + o) + h T^2 + 3 T H + 2 T + 2 T F],  c, o = 1, 1 (concat) or h, 0 (summed).
+    """a_block = B [T H (3 + h_V + o) + h T^2 + 3 T H + 2 T + 2 T F],  h_V, o = 1, 1 (concat) or h, 0 (sum).
 
     The elements one ``block_forward`` keeps for its backward pass, by part:
     attention: the block's input x, q and k (T H each), v (T H; h T H summed: every head's values are H
@@ -74,13 +74,13 @@ def block_backward_workspace(batch: int, length: int, hidden_size: int, num_atte
     or d act(u), du and dW_1's product (2 T F + H F).
     """
     B, T, H, h, F = batch, length, hidden_size, num_attention_heads, intermediate_size
-    X, S = B * T * H, B * h * T * T
-    query_key = 2 * S + 4 * X + max(X, H * H)  # dA, dS, dQ, dK, dW_K's input and dX, then the sum or W_K's W
+    X, A = B * T * H, B * h * T * T  # elements of a hidden state and of the attention probabilities
+    query_key = 2 * A + 4 * X + max(X, H * H)  # dA, dS, dQ, dK, dW_K's input and dX, then the sum or W_K's W
     if attention == "sum":
-        attend = max(S + h * X + h * H * H, S + (2 * h + 1) * X, 3 * S + (h + 1) * X,
+        attend = max(A + h * X + h * H * H, A + (2 * h + 1) * X, 3 * A + (h + 1) * X,
                      query_key + (h + 1) * X)
     else:
-        attend = max(3 * S + 3 * X, query_key + 3 * X)
+        attend = max(3 * A + 3 * X, query_key + 3 * X)
     U = B * T * F
     ffn = max((1 + ACTIVATION_GRAD_TEMPORARIES[hidden_act]) * U, 2 * U + H * F)
     return 3 * X + max(attend, ffn)

@@ -85,16 +85,16 @@ def training_memory(config: EncoderConfig, batch: int, seq_len: int, *, dtype=np
     """M = 4 N s + s (L a_block + a_embed + a_head) + w:  weights, gradients, m, v; activations; workspace.
 
     One AdamW training step of :class:`~geron_lib.model.mlm.MaskedLM` on ``batch`` sequences of ``seq_len``
-    tokens in ``dtype`` (s bytes a number), the head predicting ``masked`` positions of each (all when
-    None). N is the parameter count (encoder and MLM head, shared sublayers once): weights, their
+    tokens in ``dtype`` (s bytes a number), the head predicting n_mask = ``masked`` positions of each (all T
+    when None). N is the parameter count (encoder and MLM head, shared sublayers once): weights, their
     gradients and AdamW's two moments hold N numbers each. The activations do not depend on sharing: each
     of the L layers keeps its block cache (:func:`block_cache_elements`); the embeddings keep the ids and
     position ids (int64), their layer norm's x_hat and std, and their output x_E when an E -> H map follows;
-    the head keeps the n = B masked hidden rows (H), u, x_hat and its output (E each) and std; the loss keeps
-    the logits and the probabilities (n V each) and the targets (int64). The workspace is the largest set of
-    temporaries the backward pass holds on top: the loss's (two n V arrays, or the logits' gradient and the
-    tied decoder's V x E gradient product) or a block's (:func:`block_backward_workspace`, with the n H
-    gradient of the predicted rows).
+    the head keeps the n = B n_mask predicted hidden rows (H), u, x_hat and its output (E each) and std; the
+    loss keeps the logits and the probabilities (n V each) and the targets (int64). The workspace is the
+    largest set of temporaries the backward pass holds on top: the loss's (two n V arrays, or the logits'
+    gradient and the tied decoder's V x E gradient product) or a block's (:func:`block_backward_workspace`,
+    with the n H gradient of the predicted rows).
     """
     T, per_sequence = check_sequence(config, seq_len, masked)
     B = check_int("batch", batch, minimum=1)
