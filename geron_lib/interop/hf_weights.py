@@ -54,10 +54,12 @@ _MLM_HEAD = {
     "albert": {"W": "predictions.dense.weight", "b": "predictions.dense.bias",
                "ln_gain": "predictions.LayerNorm.weight", "ln_bias": "predictions.LayerNorm.bias",
                "b_out": "predictions.bias"},
-    "roberta": {"W": "lm_head.dense.weight", "b": "lm_head.dense.bias", "ln_gain": "lm_head.layer_norm.weight",
-                "ln_bias": "lm_head.layer_norm.bias", "b_out": "lm_head.bias"},
+    "roberta": {"W": "lm_head.dense.weight", "b": "lm_head.dense.bias",
+                "ln_gain": "lm_head.layer_norm.weight", "ln_bias": "lm_head.layer_norm.bias",
+                "b_out": "lm_head.bias"},
 }
-_MLM_DECODER = {"bert": "cls.predictions.decoder", "albert": "predictions.decoder", "roberta": "lm_head.decoder"}
+_MLM_DECODER = {"bert": "cls.predictions.decoder", "albert": "predictions.decoder",
+                "roberta": "lm_head.decoder"}
 #: Buffers that older checkpoints store next to the weights; not parameters.
 _BUFFERS = ("embeddings.position_ids", "embeddings.token_type_ids")
 
@@ -93,9 +95,9 @@ def hf_mlm_names(config: EncoderConfig) -> dict[str, str]:
     """
     names = hf_names(config)  # refuses what transformers cannot hold
     if config.model_type == "roberta" and config.hidden_act != "gelu":
-        raise ValueError(f"hidden_act must be 'gelu' to export a RoBERTa MaskedLM, got {config.hidden_act!r}: "
-                         "transformers' RobertaLMHead applies the exact GELU whatever hidden_act says, while "
-                         "geron_lib's head applies hidden_act")
+        raise ValueError(f"hidden_act must be 'gelu' to export a RoBERTa MaskedLM, got "
+                         f"{config.hidden_act!r}: transformers' RobertaLMHead applies the exact GELU "
+                         "whatever hidden_act says, while geron_lib's head applies hidden_act")
     names = {ours: f"{config.model_type}.{theirs}" for ours, theirs in names.items()}
     return names | {f"mlm_head.{k}": v for k, v in _MLM_HEAD[config.model_type].items()}
 
@@ -110,7 +112,7 @@ def hf_mlm_state_dict(model: MaskedLM) -> dict[str, np.ndarray]:
     check_type("model", model, MaskedLM)
     params = model.parameters()
     names = hf_mlm_names(model.config)
-    out = {theirs: (params[ours].T if is_transposed(ours) else params[ours]) for ours, theirs in names.items()}
+    out = {theirs: params[ours].T if is_transposed(ours) else params[ours] for ours, theirs in names.items()}
     decoder = _MLM_DECODER[model.config.model_type]
     return out | {f"{decoder}.weight": params["embeddings.word"], f"{decoder}.bias": params["mlm_head.b_out"]}
 
@@ -126,7 +128,7 @@ def hf_state_dict(encoder) -> dict[str, np.ndarray]:
     ``torch.from_numpy`` each one for ``model.load_state_dict``)."""
     params = encoder.parameters()
     names = hf_names(encoder.config, pooler=encoder.pooler is not None)
-    return {theirs: (params[ours].T if is_transposed(ours) else params[ours]) for ours, theirs in names.items()}
+    return {theirs: params[ours].T if is_transposed(ours) else params[ours] for ours, theirs in names.items()}
 
 
 def _shape(name: str, config: EncoderConfig) -> tuple[int, ...]:

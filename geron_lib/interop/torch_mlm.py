@@ -34,7 +34,7 @@ def hf_masked_lm(model: MaskedLM):
 
 
 def hf_mlm_inputs(batch: MaskedBatch) -> dict[str, torch.Tensor]:
-    """labels_t = x_t where t is selected, else -100: a :class:`MaskedBatch` as transformers' keyword arguments.
+    """labels_t = x_t where t is selected, else -100: a :class:`MaskedBatch` as transformers' arguments.
 
     ``input_ids``, ``attention_mask`` and ``labels``, (B, T) int64 tensors each; no token types, so
     transformers adds the embedding of type 0 everywhere, as geron_lib does.
