@@ -107,9 +107,10 @@ def hf_train_mlm(hf, hf_tok, train_ids, *, epochs: int, batch_size: int, lr: flo
     Chapter 4's loop as a transformers ``Trainer`` on the ``*ForMaskedLM`` ``hf``, trained in place: the
     collator masks every batch afresh (dynamic masking), geron_lib's AdamW groups (:func:`torch_adamw`),
     the gradient's global norm clipped at ``max_grad_norm``, the learning rate ``schedule(t)`` at step
-    t = 1, 2, ... Batches are shuffled and masked by generators seeded by ``seed`` (at least 1); torch
-    runs on ``threads`` threads (None: as it is). Returns per epoch the mean training loss and the loss on
-    ``held_out``'s fixed masks after it.
+    t = 1, 2, ... Batches are shuffled and masked by generators seeded by ``seed`` (at least 1); on a CPU,
+    torch runs on ``threads`` threads (None: as many as it likes). Trainer picks the device (a GPU when
+    there is one), and ``accelerate launch`` or ``torchrun`` run the same call on several. Returns per
+    epoch the mean training loss and the loss on ``held_out``'s fixed masks after it.
     """
     import torch
     from transformers import (
@@ -135,14 +136,15 @@ def hf_train_mlm(hf, hf_tok, train_ids, *, epochs: int, batch_size: int, lr: flo
     class HeldOutLoss(TrainerCallback):
         def on_epoch_end(self, args, state, control, model=None, **kwargs):
             model.eval()
-            with torch.no_grad():
-                held_out_loss.append(float(model(**held_out_inputs).loss))
+            with torch.no_grad():  # on the model's device, whichever Trainer chose
+                inputs = {k: v.to(model.device) for k, v in held_out_inputs.items()}
+                held_out_loss.append(float(model(**inputs).loss))
             model.train()
 
     args = TrainingArguments(
         output_dir=tempfile.gettempdir(), num_train_epochs=epochs, per_device_train_batch_size=batch_size,
         learning_rate=lr, max_grad_norm=max_grad_norm, seed=seed, data_seed=seed, logging_strategy="epoch",
-        save_strategy="no", report_to="none", use_cpu=True, disable_tqdm=True, dataloader_num_workers=0)
+        save_strategy="no", report_to="none", disable_tqdm=True, dataloader_num_workers=0)
     optimizer = torch_adamw(hf, lr=lr, weight_decay=weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: schedule(step + 1) / lr)
     collator = DataCollatorForLanguageModeling(hf_tok, mlm_probability=mask_prob, seed=seed)
