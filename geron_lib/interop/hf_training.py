@@ -144,7 +144,8 @@ def hf_train_mlm(hf, hf_tok, train_ids, *, epochs: int, batch_size: int, lr: flo
     args = TrainingArguments(
         output_dir=tempfile.gettempdir(), num_train_epochs=epochs, per_device_train_batch_size=batch_size,
         learning_rate=lr, max_grad_norm=max_grad_norm, seed=seed, data_seed=seed, logging_strategy="epoch",
-        save_strategy="no", report_to="none", disable_tqdm=True, dataloader_num_workers=0)
+        save_strategy="no", report_to="none", disable_tqdm=True, dataloader_num_workers=0,
+        dataloader_pin_memory=torch.cuda.is_available())  # pinned memory only helps a copy to a GPU
     optimizer = torch_adamw(hf, lr=lr, weight_decay=weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: schedule(step + 1) / lr)
     collator = DataCollatorForLanguageModeling(hf_tok, mlm_probability=mask_prob, seed=seed)

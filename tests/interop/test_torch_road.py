@@ -353,3 +353,46 @@ def test_trainer_refuses_bad_arguments(torch_mlm, hf_training, book_tokenizer):
         hf_training.hf_train_mlm(hf, None, b.labels, **(kwargs | {"seed": 0}))
     with pytest.raises(TypeError, match="schedule"):
         hf_training.hf_train_mlm(hf, None, b.labels, **(kwargs | {"schedule": 1e-3}))
+
+
+def test_trainer_takes_the_torch_loops_steps_on_the_batches_it_draws(torch_mlm, hf_training, book_tokenizer,
+                                                                     monkeypatch):
+    # record every batch the collator hands the Trainer, replay them through a plain torch loop (torch_adamw,
+    # clip_grad_norm_, the schedule): the same held-out losses, to the last digit
+    import torch
+    from transformers.data import data_collator
+
+    recorded = []
+    collate = data_collator.DataCollatorForLanguageModeling.torch_call
+
+    def recording(self, examples):
+        out = collate(self, examples)
+        recorded.append({k: v.clone() for k, v in out.items()})
+        return out
+
+    monkeypatch.setattr(data_collator.DataCollatorForLanguageModeling, "torch_call", recording)
+    tok, texts = book_tokenizer, corpus.load()
+    train_ids, held_out = tok.encode_batch(texts[:48], 16), bert_mask(tok.encode_batch(texts[-48:], 16), tok)
+    config = EncoderConfig(vocab_size=tok.vocab_size, hidden_size=16, num_hidden_layers=1,
+                           num_attention_heads=2, intermediate_size=32, max_position_embeddings=17,
+                           type_vocab_size=1, layer_norm_eps=1e-5, model_type="roberta",
+                           pad_token_id=tok.pad_id)
+    schedule = functools.partial(learning_rate, total=6, peak=1e-2, warmup=2)
+    hf = torch_mlm.hf_masked_lm(MaskedLM(config, seed=1, dtype=np.float32))
+    losses = hf_training.hf_train_mlm(hf, hf_training.hf_tokenizer(tok), train_ids, epochs=2, batch_size=16,
+                                      lr=1e-2, schedule=schedule, held_out=held_out, seed=3)
+    assert len(recorded) == 6
+    replay = torch_mlm.hf_masked_lm(MaskedLM(config, seed=1, dtype=np.float32)).train()
+    optimizer = torch_mlm.torch_adamw(replay, lr=1e-2)
+    held_out_loss = []
+    for t, inputs in enumerate(recorded, 1):
+        for group in optimizer.param_groups:
+            group["lr"] = schedule(t)
+        optimizer.zero_grad()
+        replay(**inputs).loss.backward()
+        torch.nn.utils.clip_grad_norm_(replay.parameters(), 1.0)
+        optimizer.step()
+        if t % 3 == 0:
+            with torch.no_grad():
+                held_out_loss.append(float(replay(**torch_mlm.hf_mlm_inputs(held_out)).loss))
+    assert held_out_loss == losses["held_out_loss"]
