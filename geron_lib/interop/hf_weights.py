@@ -85,9 +85,11 @@ def hf_names(config: EncoderConfig, *, pooler: bool = False) -> dict[str, str]:
 
 
 def hf_mlm_names(config: EncoderConfig) -> dict[str, str]:
-    """``MaskedLM.parameters()`` name -> the name of that parameter in transformers' ``*ForMaskedLM``.
+    """name_transformers = model_type.name_base (encoder),  head prefix.name (MLM head), for every name.
 
-    The encoder's arrays sit under the model type's prefix (``bert.``, ``albert.``, ``roberta.``), the head's
+    Maps each ``MaskedLM.parameters()`` name to the name of that parameter in transformers'
+    ``*ForMaskedLM``, ``name_base`` being its name in the base model (:func:`hf_names`). The encoder's
+    arrays sit under the model type's prefix (``bert.``, ``albert.``, ``roberta.``), the head's
     under ``cls.predictions.`` (BERT), ``predictions.`` (ALBERT) or ``lm_head.`` (RoBERTa). The activation
     between the head's dense map and its layer norm is ``hidden_act`` for BERT and ALBERT, as in geron_lib;
     transformers' ``RobertaLMHead`` always applies the exact GELU, so a RoBERTa config with another
