@@ -107,7 +107,8 @@ def hf_train_mlm(hf, hf_tok, train_ids, *, epochs: int, batch_size: int, lr: flo
     Chapter 4's loop as a transformers ``Trainer`` on the ``*ForMaskedLM`` ``hf``, trained in place: the
     collator masks every batch afresh (dynamic masking), geron_lib's AdamW groups (:func:`torch_adamw`),
     the gradient's global norm clipped at ``max_grad_norm``, the learning rate ``schedule(t)`` at step
-    t = 1, 2, ... Batches are shuffled and masked by generators seeded by ``seed`` (at least 1); on a CPU,
+    t = 1, 2, ... Batches are shuffled by a generator seeded by ``seed`` (at least 1) and masked by one
+    seeded by ``seed`` plus the process's rank (0 in a single process); on a CPU,
     torch runs on ``threads`` threads (None: as many as it likes). Trainer picks the device (a GPU when
     there is one), and ``accelerate launch`` or ``torchrun`` run the same call on several. Returns per
     epoch the mean training loss and the loss on ``held_out``'s fixed masks after it.
@@ -148,7 +149,10 @@ def hf_train_mlm(hf, hf_tok, train_ids, *, epochs: int, batch_size: int, lr: flo
         dataloader_pin_memory=torch.cuda.is_available())  # pinned memory only helps a copy to a GPU
     optimizer = torch_adamw(hf, lr=lr, weight_decay=weight_decay)
     scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: schedule(step + 1) / lr)
-    collator = DataCollatorForLanguageModeling(hf_tok, mlm_probability=mask_prob, seed=seed)
+    # one masking stream per process: under a launcher each process reads other sentences, and the same
+    # seed everywhere would give rows in the same place of their batches the same selected positions
+    collator = DataCollatorForLanguageModeling(hf_tok, mlm_probability=mask_prob,
+                                               seed=seed + args.process_index)
     examples = _examples(np.asarray(train_ids), hf_tok.pad_token_id)  # the collator pads each batch
     trainer = Trainer(model=hf, args=args, train_dataset=examples, data_collator=collator,
                       optimizers=(optimizer, scheduler), callbacks=[HeldOutLoss()])
