@@ -1,7 +1,8 @@
 """transformers' weight names and layouts, without torch: ``hf_names`` pairs every array of an
 :class:`~geron_lib.model.encoder.Encoder` with the name transformers gives it, ``encoder_from_hf`` reads a
 state dict of numpy arrays by those names into an Encoder, and ``hf_state_dict`` writes an encoder's
-weights the other way.
+weights the other way; ``hf_mlm_names`` and ``hf_mlm_state_dict`` do the same for a
+:class:`~geron_lib.model.mlm.MaskedLM` and transformers' ``*ForMaskedLM``, MLM head included.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import numpy as np
 
 from ..model.config import EncoderConfig
 from ..model.encoder import Encoder
+from ..model.mlm import MaskedLM
 from ..model.params import count_parameters
 from ..validate import check_memory, check_type
 from .hf_config import config_to_hf
@@ -41,6 +43,23 @@ _EMBEDDINGS = {"word": "embeddings.word_embeddings.weight",
                "position": "embeddings.position_embeddings.weight",
                "token_type": "embeddings.token_type_embeddings.weight",
                "ln_gain": "embeddings.LayerNorm.weight", "ln_bias": "embeddings.LayerNorm.bias"}
+#: The MLM head's arrays in transformers' ``*ForMaskedLM``: the dense map H -> E, its activation's layer norm
+#: over E, and the output bias. Its decoder is tied: ``decoder.weight`` is the token embedding and
+#: ``decoder.bias`` is the output bias, so neither is a parameter of its own (``named_parameters()`` lists
+#: each tied tensor once, under its first name); the state dict holds them under both names.
+_MLM_HEAD = {
+    "bert": {"W": "cls.predictions.transform.dense.weight", "b": "cls.predictions.transform.dense.bias",
+             "ln_gain": "cls.predictions.transform.LayerNorm.weight",
+             "ln_bias": "cls.predictions.transform.LayerNorm.bias", "b_out": "cls.predictions.bias"},
+    "albert": {"W": "predictions.dense.weight", "b": "predictions.dense.bias",
+               "ln_gain": "predictions.LayerNorm.weight", "ln_bias": "predictions.LayerNorm.bias",
+               "b_out": "predictions.bias"},
+    "roberta": {"W": "lm_head.dense.weight", "b": "lm_head.dense.bias",
+                "ln_gain": "lm_head.layer_norm.weight", "ln_bias": "lm_head.layer_norm.bias",
+                "b_out": "lm_head.bias"},
+}
+_MLM_DECODER = {"bert": "cls.predictions.decoder", "albert": "predictions.decoder",
+                "roberta": "lm_head.decoder"}
 #: Buffers that older checkpoints store next to the weights; not parameters.
 _BUFFERS = ("embeddings.position_ids", "embeddings.token_type_ids")
 
@@ -65,8 +84,44 @@ def hf_names(config: EncoderConfig, *, pooler: bool = False) -> dict[str, str]:
     return names
 
 
-def _is_matrix(name: str) -> bool:
-    """W_Q ... W_2, W_P and the pooler's W: nn.Linear weights, which transformers stores as (out, in)."""
+def hf_mlm_names(config: EncoderConfig) -> dict[str, str]:
+    """name_transformers = model_type.name_base (encoder),  head prefix.name (MLM head), for every name.
+
+    Maps each ``MaskedLM.parameters()`` name to the name of that parameter in transformers'
+    ``*ForMaskedLM``, ``name_base`` being its name in the base model (:func:`hf_names`). The encoder's
+    arrays sit under the model type's prefix (``bert.``, ``albert.``, ``roberta.``), the head's
+    under ``cls.predictions.`` (BERT), ``predictions.`` (ALBERT) or ``lm_head.`` (RoBERTa). The activation
+    between the head's dense map and its layer norm is ``hidden_act`` for BERT and ALBERT, as in geron_lib;
+    transformers' ``RobertaLMHead`` always applies the exact GELU, so a RoBERTa config with another
+    ``hidden_act`` is refused.
+    """
+    names = hf_names(config)  # refuses what transformers cannot hold
+    if config.model_type == "roberta" and config.hidden_act != "gelu":
+        raise ValueError(f"hidden_act must be 'gelu' to export a RoBERTa MaskedLM, got "
+                         f"{config.hidden_act!r}: transformers' RobertaLMHead applies the exact GELU "
+                         "whatever hidden_act says, while geron_lib's head applies hidden_act")
+    names = {ours: f"{config.model_type}.{theirs}" for ours, theirs in names.items()}
+    return names | {f"mlm_head.{k}": v for k, v in _MLM_HEAD[config.model_type].items()}
+
+
+def hf_mlm_state_dict(model: MaskedLM) -> dict[str, np.ndarray]:
+    """theta_transformers = W^T for every weight matrix, every other array as stored; decoder = (Emb, b_out).
+
+    A :class:`~geron_lib.model.mlm.MaskedLM`'s weights under the names and layouts of transformers'
+    ``*ForMaskedLM`` state dict (numpy arrays, views where no transpose is needed), the tied decoder's
+    weight and bias included, so that ``load_state_dict(..., strict=True)`` takes it.
+    """
+    check_type("model", model, MaskedLM)
+    params = model.parameters()
+    names = hf_mlm_names(model.config)
+    out = {theirs: params[ours].T if is_transposed(ours) else params[ours] for ours, theirs in names.items()}
+    decoder = _MLM_DECODER[model.config.model_type]
+    return out | {f"{decoder}.weight": params["embeddings.word"], f"{decoder}.bias": params["mlm_head.b_out"]}
+
+
+def is_transposed(name: str) -> bool:
+    """True for W_Q ... W_2, W_P, the pooler's and the MLM head's W: nn.Linear weights, which transformers
+    stores as (out, in)."""
     return name.rsplit(".", 1)[-1].startswith("W")
 
 
@@ -75,7 +130,7 @@ def hf_state_dict(encoder) -> dict[str, np.ndarray]:
     ``torch.from_numpy`` each one for ``model.load_state_dict``)."""
     params = encoder.parameters()
     names = hf_names(encoder.config, pooler=encoder.pooler is not None)
-    return {theirs: (params[ours].T if _is_matrix(ours) else params[ours]) for ours, theirs in names.items()}
+    return {theirs: params[ours].T if is_transposed(ours) else params[ours] for ours, theirs in names.items()}
 
 
 def _shape(name: str, config: EncoderConfig) -> tuple[int, ...]:
@@ -128,7 +183,7 @@ def encoder_from_hf(config: EncoderConfig, state_dict, *, dtype=np.float32) -> E
         value = np.asarray(sd[theirs])
         if value.dtype.kind != "f":
             raise TypeError(f"state_dict[{theirs!r}] must hold floats, got {value.dtype}")
-        W = _is_matrix(ours)
+        W = is_transposed(ours)
         expected = _shape(ours, config)
         if (value.T if W else value).shape != expected:
             stored = expected[::-1] if W else expected

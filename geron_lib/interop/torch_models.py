@@ -30,7 +30,10 @@ def hf_available() -> bool:
 
 def hf_model(config: EncoderConfig, *, head: str = "pooler", seed: int = 0, device: str = "cpu",
              perturb: float = 0.0):
-    """The transformers model of ``config`` with seeded random weights, in eval mode.
+    """The transformers model of ``config`` with seeded random weights, in eval mode, without dropout.
+
+    geron_lib has no dropout, so the model is built with dropout rates of 0: in train mode (as
+    transformers' ``Trainer`` runs it) it computes what it computes in eval mode.
 
     ``device="meta"`` builds it without allocating a weight (enough to count parameters). ``perturb`` adds
     N(0, perturb^2) noise to every bias and layer-norm vector, which transformers initialises to 0 and 1 (a
@@ -44,7 +47,8 @@ def hf_model(config: EncoderConfig, *, head: str = "pooler", seed: int = 0, devi
     perturb = check_number("perturb", perturb)
     hf_config = config_to_hf(config)  # ValueError for what transformers has no model of
     prefix = _CLASS_PREFIX[config.model_type]
-    hf_config = getattr(transformers, f"{prefix}Config")(**hf_config)
+    hf_config = getattr(transformers, f"{prefix}Config")(**hf_config, hidden_dropout_prob=0.0,
+                                                         attention_probs_dropout_prob=0.0)
     if head == "mlm":
         cls, kwargs = getattr(transformers, f"{prefix}ForMaskedLM"), {}
     else:
