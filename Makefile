@@ -6,6 +6,7 @@
 #                 transformers) first, so that the interop tests run
 #   make book     execute all notebooks and build the HTML book under _build/html
 #   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
+#   make lab      JupyterLab on the book (local): Run All in a chapter shows its numbers in the prose
 #   make lint     ruff, and lint-imports (the library's layers: pyproject.toml [tool.importlinter])
 #   make clean    remove build output
 
@@ -23,7 +24,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := test
-.PHONY: test book lint clean distclean install install-hf outputs
+.PHONY: test book lint clean distclean install install-hf outputs lab
 
 install: $(STAMP)
 
@@ -65,6 +66,9 @@ book: $(STAMP)
 #   make outputs NB=book/x.ipynb     one notebook
 outputs: $(STAMP)
 	$(BIN)/jupyter execute --inplace $(or $(NB),book/*.ipynb)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

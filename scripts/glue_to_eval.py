@@ -1,5 +1,5 @@
-"""Convert a chapter from myst-nb ``glue`` to ``{eval}`` roles, so that its prose shows the same numbers in the
-HTML book (myst-nb, inline execution) and live in JupyterLab (jupyterlab-myst evaluates them in the kernel).
+"""Convert a chapter from myst-nb ``glue`` to ``{eval}`` roles, so that its prose shows the same numbers in
+the HTML book (myst-nb, inline execution) and live in JupyterLab (jupyterlab-myst evaluates them there).
 
 In code cells, a top-level ``glue("key", value, display=False)`` becomes ``key = value`` (and is dropped when
 ``value`` is already the name ``key``); ``from myst_nb import glue`` goes once nothing calls it. In Markdown,
@@ -107,10 +107,19 @@ def _convert_code(source: str, index: int, other_names: set[str], problems: list
             problems.append(f"cell {index}: glue key {name!r} is also a variable of the notebook: rename it")
             continue
         indent = lines[statement.lineno - 1][: statement.col_offset]
-        new = [] if value == name else [f"{indent}{name} = {value}" if "\n" not in value
-                                        else f"{indent}{name} = (\n{value}\n{indent})"]
+        new = [] if value == name else [f"{indent}{name} = {_one_expression(value, indent)}"]
         lines[statement.lineno - 1: statement.end_lineno] = new
     return "\n".join(lines)
+
+
+def _one_expression(value: str, indent: str) -> str:
+    """``value`` as the right-hand side of an assignment: in parentheses if its lines only held together
+    inside glue's."""
+    try:
+        compile(f"_ = {value}", "<value>", "exec")
+        return value
+    except SyntaxError:
+        return f"(\n{value}\n{indent})"
 
 
 def _drop_glue_import(source: str) -> str:
@@ -121,7 +130,8 @@ def _convert_markdown(source: str, index: int, problems: list[str]) -> str:
     def replace(match: re.Match) -> str:
         kind, body = match.group(1) or "any", match.group(2)
         name, _, spec = body.partition(":")
-        if kind not in ("text", "md", "any") or "::" in body or not IDENT.fullmatch(name) or (spec and kind != "text"):
+        known = kind in ("text", "md", "any") and (kind == "text" or not spec)
+        if not known or "::" in body or not IDENT.fullmatch(name):
             problems.append(f"cell {index}: cannot convert {match.group(0)} (a cross-page key, a format "
                             "on a non-text role, or a role this script does not know): convert it by hand")
             return match.group(0)
@@ -177,7 +187,7 @@ def convert(nb: nbformat.NotebookNode) -> Conversion:
     _check_reading_order(nb.cells, problems)  # cell numbers as in the notebook given
     nb.cells = [cell for cell in nb.cells if cell.cell_type != "code" or cell.source.strip()]
     nb.metadata.setdefault("mystnb", {})["execution_mode"] = "inline"
-    return Conversion(nb, problems)
+    return Conversion(nb, list(dict.fromkeys(problems)))
 
 
 def main(argv: list[str] | None = None) -> int:
