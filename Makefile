@@ -7,6 +7,7 @@
 #   make book     execute all notebooks and build the HTML book under _build/html (RELEASE=1: a release,
 #                 refused while _config.yml names a placeholder repository)
 #   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
+#   make lab      JupyterLab on the book (local): Run All in a chapter shows its numbers in the prose
 #   make lint     ruff, and lint-imports (the library's layers: pyproject.toml [tool.importlinter])
 #   make clean    remove build output
 
@@ -24,7 +25,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := test
-.PHONY: test book lint clean distclean install install-hf outputs
+.PHONY: test book lint clean distclean install install-hf outputs lab
 
 install: $(STAMP)
 
@@ -69,6 +70,9 @@ book: $(STAMP)
 #   make outputs NB=book/x.ipynb     one notebook
 outputs: $(STAMP)
 	$(BIN)/jupyter execute --inplace $(or $(NB),book/*.ipynb)
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -4,7 +4,6 @@ visits that record every console error, uncaught exception, failed request and r
 from __future__ import annotations
 
 import functools
-import os
 import re
 import threading
 from dataclasses import dataclass, field
@@ -12,12 +11,10 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from .pages import HTML, require_built_book, skip_or_fail
+from . import chromium
+from .pages import HTML, require_built_book
 
-CHROMIUM = "/usr/bin/chromium"
-# Headless, sandbox-free (root in CI), and no traffic of chromium's own (updates, sync, QUIC probes).
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+browser = chromium.browser  # the fixture (shared with tests/book_live)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -35,20 +32,6 @@ def site():
     yield f"http://127.0.0.1:{server.server_port}/"
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        skip_or_fail("Playwright is not installed: run `make install`")
-    if not os.access(CHROMIUM, os.X_OK):
-        skip_or_fail(f"no {CHROMIUM}: install Debian's chromium (apt-get install -y chromium; .ci/run does)")
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
-        yield chromium
-        chromium.close()
 
 
 @dataclass

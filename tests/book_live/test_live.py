@@ -1,0 +1,159 @@
+"""The book live in JupyterLab, as a reader uses it: open each chapter, Run All, and check that no cell fails,
+the browser logs no error, every live slider redraws its figure, the prose shows no role or directive
+syntax, and its computed numbers are the built HTML book's."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from book_site.pages import SCREENSHOTS, html_path, notebook, require_built_book, slug, text_of, toc_pages
+
+# Chapters whose prose still quotes numbers through myst-nb glue, which JupyterLab cannot show
+# (jupyterlab-myst prints the key, e.g. "direct:,"). Convert one with scripts/glue_to_eval.py, then take it
+# off this list: its prose tests pass from then on, and fail (strict xfail) while it stays listed.
+NOT_YET_CONVERTED = {
+    "book/01_factorised_embeddings",
+    "book/02_cross_layer_sharing",
+    "book/03_output_projection",
+    "book/04_dynamic_masking",
+    "book/A1_hugging_face",
+}
+GLUE_REASON = "prose numbers still come from myst-nb glue: convert the chapter with scripts/glue_to_eval.py"
+
+# The one console error allowed, and only for a target that another page of the book defines: jupyterlab-myst
+# renders each notebook alone, so a {ref} to a label on another page cannot resolve there; it logs this
+# error and still shows the reference's text. Sphinx resolves it in the HTML (and fails -nW if it cannot).
+CROSS_PAGE_REF = re.compile(r"Cross reference target was not found: (\S+)")
+LABEL = re.compile(r"^\(([^)\s]+)\)=\s*$", re.MULTILINE)
+
+# Role and directive syntax that must never reach the rendered prose
+RAW_SYNTAX = re.compile(r"\{(?:glue|eval)\b|\{(?:exercise|solution|note|warning|admonition)\}|:label:"
+                        r"|\{[a-z][\w:-]*\}`")
+ROLE = re.compile(r"\{(glue(?::\w+)?|eval)\}`([^`]+)`")
+
+# The text of the Markdown cells as jupyterlab-myst renders them (textContent: closed solution dropdowns too;
+# never the cell's hidden editor, which holds the source)
+PROSE = """() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell .myst')]
+  .map(cell => cell.textContent)"""
+
+
+def _xfail_unless_converted(request, docname: str) -> None:
+    if docname in NOT_YET_CONVERTED:
+        request.applymarker(pytest.mark.xfail(reason=GLUE_REASON, strict=True))
+
+
+def test_run_all_leaves_no_error_output(live):
+    page = live.page
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"live-{slug(live.docname)}.png")
+    stderr = '[data-mime-type="application/vnd.jupyter.stderr"]'
+    errors = page.locator(f".jp-Notebook .jp-OutputArea-output{stderr}")
+    assert errors.count() == 0, f"cells show errors or stderr after Run All: {errors.all_inner_texts()[:3]}"
+    prompts = page.locator(".jp-Notebook .jp-CodeCell .jp-InputPrompt").all_inner_texts()
+    assert [p.strip() for p in prompts] == [f"[{n}]:" for n in range(1, len(prompts) + 1)], (
+        "every code cell runs once, in order")
+
+
+def test_the_browser_logs_no_error(live):
+    elsewhere = {label for page in toc_pages() if page != live.docname
+                 for label in LABEL.findall(text_of(page))}
+    errors = []
+    for kind, text in live.messages:
+        if kind in ("error", "pageerror"):
+            ref = CROSS_PAGE_REF.fullmatch(text)
+            if not (kind == "error" and ref and ref.group(1) in elsewhere):
+                errors.append(f"{kind}: {text}")
+    assert not errors, "\n".join(errors)
+
+
+def test_every_live_slider_redraws_its_figure(live):
+    """Each ipywidgets slider of an explorer, moved a step with the keyboard, changes the figure beside it."""
+    page = live.page
+    explorers = page.locator(".jp-Notebook .widget-vbox").filter(has=page.locator(".widget-slider"))
+    expected = sum(".widget()" in source for source in _code_sources(live.docname))
+    assert explorers.count() == expected, "each explorer.widget() cell shows one live explorer"
+    for e in range(explorers.count()):
+        explorer = explorers.nth(e)
+        figure = explorer.locator(".widget-output img")
+        handles = explorer.locator(".widget-slider .noUi-handle")
+        assert handles.count() >= 1
+        for h in range(handles.count()):
+            handle = handles.nth(h)
+            before = figure.get_attribute("src")
+            value, top = (float(handle.get_attribute(a)) for a in ("aria-valuenow", "aria-valuemax"))
+            handle.focus()
+            page.keyboard.press("ArrowRight" if value < top else "ArrowLeft")
+            page.wait_for_function("([img, before]) => img.isConnected ? img.src !== before : true",
+                                   arg=[figure.element_handle(), before], timeout=30_000)
+            figure.wait_for(state="visible", timeout=30_000)
+            assert float(handle.get_attribute("aria-valuenow")) != value, f"slider {h} did not move"
+            assert figure.get_attribute("src") != before, f"slider {h} of explorer {e} left the figure alone"
+
+
+def test_prose_shows_no_role_or_directive_syntax(request, live):
+    _xfail_unless_converted(request, live.docname)
+    prose = _prose(live)
+    raw = sorted(set(RAW_SYNTAX.findall(prose)))
+    assert not raw, f"raw MyST syntax in the rendered prose: {raw}"
+    # an {eval} that was not evaluated (or a glue role) shows its source text, e.g. f"{saved:,}" or saved:,
+    unrendered = sorted({body for _, body in ROLE.findall(text_of(live.docname)) if body in prose})
+    assert not unrendered, f"roles shown as their source text instead of a value: {unrendered}"
+
+
+def test_prose_numbers_are_the_html_books(request, live):
+    """Every number the built page's prose computes (glue or eval), in order, appears in the live prose."""
+    _xfail_unless_converted(request, live.docname)
+    require_built_book()
+    numbers = _computed_numbers_of_built_page(live.docname)
+    assert numbers, "the built page shows no computed number"
+    prose = _prose(live)
+    position = 0
+    for number in numbers:
+        found = re.compile(rf"(?<![\w.,]){re.escape(number)}(?![\w]|[.,]\d)").search(prose, position)
+        assert found, f"{number!r} of the HTML book is not in the live prose after {prose[:position][-80:]!r}"
+        position = found.end()
+
+
+def _prose(live) -> str:
+    """The rendered prose of every Markdown cell (all of them must be rendered by jupyterlab-myst)."""
+    cells = live.page.evaluate(PROSE)
+    expected = sum(c["cell_type"] == "markdown" for c in notebook(live.docname)["cells"])
+    assert len(cells) == expected, f"jupyterlab-myst rendered {len(cells)} of {expected} Markdown cells"
+    return "\n".join(cells)
+
+
+def _code_sources(docname: str) -> list[str]:
+    return ["".join(c["source"]) for c in notebook(docname)["cells"] if c["cell_type"] == "code"]
+
+
+class _ComputedNumbers(HTMLParser):
+    """The texts of the spans myst-nb writes into prose for {eval} (class output text_plain) and glue
+    (pasted-text)."""
+
+    def __init__(self):
+        super().__init__()
+        self.depth, self.values = 0, []
+
+    def handle_starttag(self, tag, attrs):
+        classes = (dict(attrs).get("class") or "").split()
+        if self.depth:
+            self.depth += 1
+        elif tag == "span" and ("pasted-text" in classes or classes == ["output", "text_plain"]):
+            self.depth = 1
+            self.values.append("")
+
+    def handle_endtag(self, tag):
+        if self.depth:
+            self.depth -= 1
+
+    def handle_data(self, data):
+        if self.depth:
+            self.values[-1] += data
+
+
+def _computed_numbers_of_built_page(docname: str) -> list[str]:
+    parser = _ComputedNumbers()
+    parser.feed(html_path(docname).read_text(encoding="utf-8"))
+    return [value.strip() for value in parser.values]
