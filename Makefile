@@ -7,6 +7,8 @@
 #   make book     execute all notebooks and build the HTML book under _build/html (RELEASE=1: a release,
 #                 refused while _config.yml names a placeholder repository)
 #   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
+#   make assignments  per chapter, a student notebook of its exercises (no solutions) and an otter
+#                 autograder, under _build/assignments (assignments/spec.yml; README, "For teachers")
 #   make lint     ruff, and lint-imports (the library's layers: pyproject.toml [tool.importlinter])
 #   make clean    remove build output
 
@@ -24,7 +26,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := test
-.PHONY: test book lint clean distclean install install-hf outputs
+.PHONY: test book lint clean distclean install install-hf outputs assignments
 
 install: $(STAMP)
 
@@ -69,6 +71,9 @@ book: $(STAMP)
 #   make outputs NB=book/x.ipynb     one notebook
 outputs: $(STAMP)
 	$(BIN)/jupyter execute --inplace $(or $(NB),book/*.ipynb)
+
+assignments: $(STAMP)
+	$(BIN)/python scripts/assignments.py make
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
