@@ -8,6 +8,8 @@
 #                 refused while _config.yml names a placeholder repository)
 #   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
 #   make lab      JupyterLab on the book (local): Run All in a chapter shows its numbers in the prose
+#   make assignments  per chapter, a student notebook of its exercises (no solutions) and an otter
+#                 autograder, under _build/assignments (assignments/spec.yml; README, "For teachers")
 #   make lint     ruff, and lint-imports (the library's layers: pyproject.toml [tool.importlinter])
 #   make clean    remove build output
 
@@ -25,7 +27,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := test
-.PHONY: test book lint clean distclean install install-hf outputs lab
+.PHONY: test book lint clean distclean install install-hf outputs lab assignments
 
 install: $(STAMP)
 
@@ -73,6 +75,9 @@ outputs: $(STAMP)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab
+
+assignments: $(STAMP)
+	$(BIN)/python scripts/assignments.py make
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
