@@ -50,7 +50,7 @@ class Setup:
     intermediate_size: int = 256
     embedding_sizes: tuple[int, ...] = (8, 16, 32, 64)         # the E sweep, not shared and all shared
     mode_embedding_sizes: tuple[int, ...] = (64, 16)           # E for the four sharing modes
-    epochs: int = 5
+    epochs: int = 4
     batch_size: int = 16
     lr: float = 2e-3
     mask_prob: float = 0.15
