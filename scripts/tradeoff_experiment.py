@@ -2,7 +2,7 @@
 
 Trains every (E, sharing) cell of the setup with every seed on the English corpus and writes the rounded
 results, the setup, the corpus and tokenizer, the time taken and this command to book/data/tradeoffs.json.
-The defaults are the stored run (about 40 minutes on the shared 2-core machine it was made on); the options
+The defaults are the stored run (36 runs, 32 minutes on the shared 2-core machine it was made on); the options
 shrink it for a quick look.
 
 Run from the repository root:
