@@ -1,6 +1,9 @@
 """The trade-off experiment on a tiny setup: every cell and seed trained alike, and what each run records."""
 
+import dataclasses
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +12,7 @@ from geron_lib.model.mlm import MaskedBatch, MaskedLM
 from geron_lib.model.params import count_parameters
 from geron_lib.studies import tradeoffs as tx
 
+STORED = Path(__file__).resolve().parents[2] / "book" / "data" / "tradeoffs.json"
 TINY = tx.Setup(vocab_size=300, n_held_out=40, n_train=120, T=16, hidden_size=16, num_attention_heads=2,
                 intermediate_size=32, embedding_sizes=(4, 16), mode_embedding_sizes=(16,), epochs=2,
                 batch_size=32, seeds=(0, 1))
@@ -129,6 +133,21 @@ def test_rounded_and_summary(result):
 def test_setup_refuses_bad_values(change, error, message):
     with pytest.raises(error, match=message):
         tx.Setup(**change)
+
+
+def test_stored_grid_is_the_default_setup_run_whole(result):
+    stored = json.loads(STORED.read_text(encoding="utf-8"))
+    setup = tx.Setup()
+    assert stored["setup"] == json.loads(json.dumps(dataclasses.asdict(setup)))
+    assert stored["command"] == ".venv/bin/python scripts/tradeoff_experiment.py"
+    assert [(r["seed"], r["E"], r["sharing"]) for r in stored["runs"]] == [(s, E, m) for s in setup.seeds
+                                                                          for E, m in setup.grid()]
+    assert all(r.keys() == result["runs"][0].keys() for r in stored["runs"])
+    assert set(stored["data"]) == set(result["data"]) and stored["data"]["corpus"] == "english"
+    for r in stored["runs"]:
+        config = setup.model_config(r["E"], r["sharing"])
+        assert r["parameters"] == count_parameters(config, mlm_head=True).total
+        assert len(r["held_out_loss"]) == setup.epochs
 
 
 def test_data_refuses_a_vocabulary_the_corpus_cannot_fill():
