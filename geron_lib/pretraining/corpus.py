@@ -1,4 +1,5 @@
-"""A small English-like corpus made by a seeded grammar written for this book (so its licence is ours).
+"""The book's two corpora: ``"grammar"``, English-like sentences from a seeded grammar written for this book
+(so its licence is ours), and ``"english"``, real English prose from CPython's documentation and docstrings.
 
 The grammar has regularities a masked language model can learn from context: number agreement
 ("the cat sleeps", "two cats sleep"), tense set by a time word ("yesterday ... slept", "tomorrow ... will
@@ -6,6 +7,10 @@ sleep"), verbs that take only some subjects and objects (people read books, anim
 that suit their subjects (a baker in the kitchen, a fox in the forest). ``scripts/make_corpus.py`` writes
 ``geron_lib/pretraining/data/corpus.txt`` with :func:`generate`; the tests check that the file is exactly its
 output.
+
+The English corpus (``data/english.txt``, one paragraph a line) is the prose that CPython ships under the
+PSF License Version 2, extracted once by ``scripts/make_english_corpus.py`` with the Python named in
+:data:`CORPUS_PYTHON`; ``data/README.md`` says how, and the tests check the file's recorded sha256.
 """
 
 from __future__ import annotations
@@ -14,12 +19,18 @@ from pathlib import Path
 
 import numpy as np
 
-from ..validate import check_int, check_type
+from ..validate import check_choice, check_int, check_type
 
 #: The committed corpus, one sentence a line.
 CORPUS_PATH = Path(__file__).parent / "data" / "corpus.txt"
 #: The arguments that made it.
 CORPUS_SENTENCES, CORPUS_SEED = 6000, 2019
+#: The English corpus, one paragraph a line; the PSF licence it is under; the Python that made it.
+ENGLISH_PATH = Path(__file__).parent / "data" / "english.txt"
+PSF_LICENSE_PATH = Path(__file__).parent / "data" / "PSF-LICENSE.txt"
+CORPUS_PYTHON = "3.11.7"
+#: The corpora :func:`load` knows, by name.
+CORPORA = {"grammar": CORPUS_PATH, "english": ENGLISH_PATH}
 
 # singular, plural; and the places each kind of noun is found in
 NOUNS = {
@@ -136,9 +147,10 @@ def generate(n_sentences: int, seed: int) -> list[str]:
     return list(sentences)
 
 
-def load() -> list[str]:
-    """The committed corpus (``geron_lib/pretraining/data/corpus.txt``), one sentence per list item."""
-    return CORPUS_PATH.read_text(encoding="utf-8").splitlines()
+def load(name: str = "grammar") -> list[str]:
+    """A committed corpus, one line per list item: ``"grammar"`` (``data/corpus.txt``, a sentence a line) or
+    ``"english"`` (``data/english.txt``, a paragraph a line)."""
+    return CORPORA[check_choice("name", name, tuple(CORPORA))].read_text(encoding="utf-8").splitlines()
 
 
 def split(sentences: list[str], n_held_out: int, *, seed: int = 0) -> tuple[list[str], list[str]]:

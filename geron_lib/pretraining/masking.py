@@ -10,7 +10,7 @@ from scipy.special import gammaln
 
 from ..model.mlm import KEPT, MASKED, NOT_SELECTED, RANDOM, MaskedBatch
 from ..validate import check_choice, check_int, check_open_unit, check_token_ids, check_type
-from .tokenizer import SPECIAL_TOKENS, WordTokenizer
+from .tokenizer import SPECIAL_TOKENS, Tokenizer
 
 #: The masking schedules: one mask per sequence (BERT), ``copies`` masks cycled, a fresh mask every epoch.
 SCHEDULES = ("static", "duplicated", "dynamic")
@@ -27,9 +27,9 @@ def as_generator(rng) -> np.random.Generator:
     return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(_check_seed(rng))
 
 
-def check_maskable(ids, tokenizer: WordTokenizer) -> np.ndarray:
+def check_maskable(ids, tokenizer: Tokenizer) -> np.ndarray:
     """(B, T) ids in the tokenizer's vocabulary, every row holding at least one word to mask."""
-    check_type("tokenizer", tokenizer, WordTokenizer)
+    check_type("tokenizer", tokenizer, Tokenizer)
     ids, _ = check_token_ids("ids", ids, vocab_size=tokenizer.vocab_size)
     empty = np.flatnonzero(~(ids >= len(tokenizer.special_ids)).any(axis=1))
     if empty.size:
@@ -38,7 +38,7 @@ def check_maskable(ids, tokenizer: WordTokenizer) -> np.ndarray:
     return ids
 
 
-def bert_mask(ids, tokenizer: WordTokenizer, *, mask_prob: float = 0.15, rng=0) -> MaskedBatch:
+def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15, rng=0) -> MaskedBatch:
     """selected ~ Bernoulli(p) per non-special token;  selected -> [MASK] 80 %, random word 10 %, kept 10 %.
 
     BERT's masking procedure on (B, T) ids: the model predicts the original token at every selected
@@ -69,7 +69,7 @@ class MaskingSchedule:
     (a seed) or one draw from it (a Generator): so every schedule starts from the same epoch-0 masking.
     """
 
-    def __init__(self, ids, tokenizer: WordTokenizer, schedule: str = "dynamic", *,
+    def __init__(self, ids, tokenizer: Tokenizer, schedule: str = "dynamic", *,
                  mask_prob: float = 0.15, copies: int = 10, rng=0):
         self.schedule = check_choice("schedule", schedule, SCHEDULES)
         self.ids = check_maskable(ids, tokenizer)

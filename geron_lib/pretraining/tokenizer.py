@@ -1,4 +1,5 @@
-"""A word-level tokenizer with BERT's special tokens: [PAD], [CLS], [SEP], [MASK], [UNK]."""
+"""Tokenizers with BERT's special tokens, [PAD], [CLS], [SEP], [MASK], [UNK]: what they share
+(:class:`Tokenizer`) and the word-level one (:class:`WordTokenizer`); the subword one is in ``subword``."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def split_words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
-def _check_texts(texts) -> list[str]:
+def check_texts(texts) -> list[str]:
     if isinstance(texts, str) or not isinstance(texts, Iterable):
         raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
     texts = list(texts)
@@ -35,32 +36,18 @@ def _check_texts(texts) -> list[str]:
     return texts
 
 
-class WordTokenizer:
-    """Words to ids and back. Ids 0-4 are the special tokens, then the words in the order given."""
+class Tokenizer:
+    """What every tokenizer here shares: ids 0-4 are BERT's special tokens, then its tokens in the order
+    given; text to ids (one sequence or a padded batch) and back. A subclass says how text splits
+    (:meth:`tokenize`)."""
 
-    def __init__(self, words: Sequence[str]):
-        words = list(words)
-        if not words:
-            raise ValueError("words is empty: a tokenizer needs at least one word")
-        bad = [w for w in words if not isinstance(w, str) or split_words(w) != [w]]
-        if bad:
-            raise ValueError(f"words must be lower-case single words or marks; got {bad[0]!r}")
-        if len(set(words)) != len(words) or set(words) & set(SPECIAL_TOKENS):
-            raise ValueError("words must be distinct and must not repeat the special tokens")
-        self.vocabulary = list(SPECIAL_TOKENS) + words
+    def __init__(self, tokens: Sequence[str], *, name: str = "tokens"):
+        tokens = list(tokens)
+        if len(set(tokens)) != len(tokens) or set(tokens) & set(SPECIAL_TOKENS):
+            raise ValueError(f"{name} must be distinct and must not repeat the special tokens")
+        self.vocabulary = list(SPECIAL_TOKENS) + tokens
         self._ids = {w: i for i, w in enumerate(self.vocabulary)}
         self.pad_id, self.cls_id, self.sep_id, self.mask_id, self.unk_id = range(len(SPECIAL_TOKENS))
-
-    @classmethod
-    def from_texts(cls, texts: Iterable[str], *, min_count: int = 1) -> WordTokenizer:
-        """The words seen at least ``min_count`` times, most frequent first (ties alphabetically)."""
-        texts = _check_texts(texts)
-        min_count = check_int("min_count", min_count, minimum=1)
-        counts = Counter(w for t in texts for w in split_words(t))
-        words = sorted((w for w, n in counts.items() if n >= min_count), key=lambda w: (-counts[w], w))
-        if not words:
-            raise ValueError(f"no word occurs at least min_count={min_count} times in texts")
-        return cls(words)
 
     @property
     def vocab_size(self) -> int:
@@ -70,13 +57,17 @@ class WordTokenizer:
     def special_ids(self) -> tuple[int, ...]:
         return tuple(range(len(SPECIAL_TOKENS)))
 
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens of ``text`` (a subclass's rule)."""
+        raise NotImplementedError
+
     def encode(self, text: str) -> list[int]:
-        """[CLS] words [SEP] as ids; an unknown word becomes [UNK]."""
-        return [self.cls_id, *(self._ids.get(w, self.unk_id) for w in split_words(text)), self.sep_id]
+        """[CLS] tokens [SEP] as ids; an unknown token becomes [UNK]."""
+        return [self.cls_id, *(self._ids.get(t, self.unk_id) for t in self.tokenize(text)), self.sep_id]
 
     def encode_batch(self, texts: Iterable[str], T: int) -> np.ndarray:
-        """(B, T) ids, one text a row: [CLS] words [SEP] then [PAD]; words beyond T - 2 are cut."""
-        texts = _check_texts(texts)
+        """(B, T) ids, one text a row: [CLS] tokens [SEP] then [PAD]; tokens beyond T - 2 are cut."""
+        texts = check_texts(texts)
         T = check_int("T", T, minimum=3)
         ids = np.full((len(texts), T), self.pad_id, dtype=np.int64)
         for row, text in zip(ids, texts, strict=True):
@@ -86,10 +77,60 @@ class WordTokenizer:
             row[: len(encoded)] = encoded
         return ids
 
+    def pack_batch(self, texts: Iterable[str], T: int) -> np.ndarray:
+        """(B, T) ids, consecutive texts packed into each row: [CLS] text [SEP] text [SEP] ... then [PAD].
+
+        RoBERTa's "full sentences" input: rows are filled with whole texts in order, so few positions are
+        padding; a row takes the next text only if all of it fits; a text longer than T - 2 tokens gets a
+        row of its own, cut.
+        """
+        texts = check_texts(texts)
+        T = check_int("T", T, minimum=3)
+        rows, row = [], [self.cls_id]
+        for text in texts:
+            tokens = self.encode(text)[1:-1][: T - 2] + [self.sep_id]     # text [SEP], cut to fit a row
+            if len(row) + len(tokens) > T and len(row) > 1:
+                rows.append(row)
+                row = [self.cls_id]
+            row += tokens
+        rows.append(row)
+        ids = np.full((len(rows), T), self.pad_id, dtype=np.int64)
+        for out, r in zip(ids, rows, strict=True):
+            out[: len(r)] = r
+        return ids
+
     def decode(self, ids) -> str:
-        """Ids back to text, [PAD] left out."""
+        """Ids back to their tokens, space-separated, [PAD] left out."""
         ids, _ = check_token_ids("ids", ids, vocab_size=self.vocab_size)
         return " ".join(self.vocabulary[i] for i in ids.ravel() if i != self.pad_id)
+
+
+class WordTokenizer(Tokenizer):
+    """Words to ids and back. Ids 0-4 are the special tokens, then the words in the order given."""
+
+    def __init__(self, words: Sequence[str]):
+        words = list(words)
+        if not words:
+            raise ValueError("words is empty: a tokenizer needs at least one word")
+        bad = [w for w in words if not isinstance(w, str) or split_words(w) != [w]]
+        if bad:
+            raise ValueError(f"words must be lower-case single words or marks; got {bad[0]!r}")
+        super().__init__(words, name="words")
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str], *, min_count: int = 1) -> WordTokenizer:
+        """The words seen at least ``min_count`` times, most frequent first (ties alphabetically)."""
+        texts = check_texts(texts)
+        min_count = check_int("min_count", min_count, minimum=1)
+        counts = Counter(w for t in texts for w in split_words(t))
+        words = sorted((w for w, n in counts.items() if n >= min_count), key=lambda w: (-counts[w], w))
+        if not words:
+            raise ValueError(f"no word occurs at least min_count={min_count} times in texts")
+        return cls(words)
+
+    def tokenize(self, text: str) -> list[str]:
+        """The words of ``text`` (:func:`split_words`)."""
+        return split_words(text)
 
     def __repr__(self) -> str:
         return f"WordTokenizer({self.vocab_size} tokens: {len(SPECIAL_TOKENS)} special, " \

@@ -137,7 +137,7 @@ def test_bad_inputs_are_refused_with_clear_errors():
         M.MaskingSchedule(IDS[:2], TOK, "weekly")
     with pytest.raises(ValueError, match="copies must be at least 1"):
         M.MaskingSchedule(IDS[:2], TOK, "duplicated", copies=0)
-    with pytest.raises(TypeError, match="tokenizer must be a WordTokenizer"):
+    with pytest.raises(TypeError, match="tokenizer must be a Tokenizer"):
         M.bert_mask(IDS[:2], "vocab.txt")
     with pytest.raises(ValueError, match="vocab_size"):
         M.bert_mask(np.array([[1, TOK.vocab_size, 2]]), TOK)

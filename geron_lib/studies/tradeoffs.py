@@ -1,0 +1,253 @@
+"""What ALBERT's savings cost, in miniature: masked-language models trained on real English with a factorised
+embedding (V -> E -> H) and with cross-layer sharing, as in the ALBERT paper's Table 3 (loss against E, not
+shared and all shared) and Table 4 (the four sharing modes at two values of E); and, inside each trained
+model, how far every layer moves its input (the paper's Figure 1) and the rank of its token table.
+
+Every run trains on the same tokens for the same number of steps, with a fresh masking every epoch
+(dynamic masking); only E, the sharing mode and the seed differ. The seed sets the initial weights, the
+masks and the batch order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..model.config import SHARING, EncoderConfig
+from ..model.mlm import MaskedBatch, MaskedLM
+from ..model.params import count_parameters
+from ..pretraining import corpus
+from ..pretraining.masking import MaskingSchedule, bert_mask
+from ..pretraining.subword import WordPieceTokenizer
+from ..pretraining.train import TrainingConfig, train_mlm
+from ..validate import check_choice, check_int, check_type
+from .depth import layer_movement
+from .factorised import rank_errors
+from .masking_experiment import HELD_OUT_MASK_SEED
+
+#: The energy share that :func:`token_table_rank`'s ``rank_90`` keeps.
+ENERGY = 0.9
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Every setting of the experiment (the defaults are the stored run's)."""
+
+    corpus: str = "english"
+    vocab_size: int = 4000                 # WordPiece vocabulary V, the special tokens included
+    n_held_out: int = 500                  # held-out paragraphs (unseen in training and by the tokenizer)
+    held_out_maskings: int = 3             # fixed maskings of the held-out rows the loss is measured on
+    n_train: int | None = None             # training paragraphs used (None: every one not held out)
+    T: int = 32                            # positions per sequence (paragraphs packed into rows)
+    hidden_size: int = 64
+    num_hidden_layers: int = 4
+    num_attention_heads: int = 4
+    intermediate_size: int = 256
+    embedding_sizes: tuple[int, ...] = (8, 16, 32, 64)         # the E sweep, not shared and all shared
+    mode_embedding_sizes: tuple[int, ...] = (64, 16)           # E for the four sharing modes
+    epochs: int = 4
+    batch_size: int = 16
+    lr: float = 2e-3
+    mask_prob: float = 0.15
+    seeds: tuple[int, ...] = (0, 1, 2)
+    dtype: str = "float32"
+
+    def __post_init__(self):
+        check_choice("corpus", self.corpus, tuple(corpus.CORPORA))
+        for name in ("vocab_size", "n_held_out", "held_out_maskings", "hidden_size", "num_hidden_layers",
+                     "num_attention_heads", "intermediate_size", "epochs", "batch_size"):
+            check_int(name, getattr(self, name), minimum=1)
+        check_int("T", self.T, minimum=3)
+        if self.n_train is not None:
+            check_int("n_train", self.n_train, minimum=1)
+        for name in ("embedding_sizes", "mode_embedding_sizes", "seeds"):
+            values = getattr(self, name)
+            if not isinstance(values, tuple) or not values:
+                raise ValueError(f"{name} must be a non-empty tuple, got {values!r}")
+            if len(set(values)) != len(values):
+                raise ValueError(f"{name} must not repeat a value, got {values!r}")
+            for v in values:
+                check_int(f"{name}[i]", v, minimum=0 if name == "seeds" else 1)
+                if name != "seeds" and v > self.hidden_size:
+                    raise ValueError(f"{name} must be at most hidden_size ({self.hidden_size}), got {v}")
+        check_choice("dtype", self.dtype, ("float32", "float64"))
+        self.model_config(self.embedding_sizes[0], "none")   # the model sizes agree (H divisible by h, ...)
+        self.training(0)                                     # lr, batch size, ...
+
+    def training(self, seed: int) -> TrainingConfig:
+        """How each run trains: these epochs, batch size and peak learning rate; batches shuffled by
+        ``seed``."""
+        return TrainingConfig(epochs=self.epochs, batch_size=self.batch_size, lr=self.lr, seed=seed)
+
+    def model_config(self, E: int, sharing: str) -> EncoderConfig:
+        """The model of one run: ALBERT's layout at these sizes, E = H meaning a plain V x H table."""
+        return EncoderConfig(vocab_size=self.vocab_size, embedding_size=E, hidden_size=self.hidden_size,
+                             num_hidden_layers=self.num_hidden_layers,
+                             num_attention_heads=self.num_attention_heads,
+                             intermediate_size=self.intermediate_size, hidden_act="gelu_new",
+                             max_position_embeddings=self.T, type_vocab_size=1, model_type="albert",
+                             sharing=sharing)
+
+    def grid(self) -> list[tuple[int, str]]:
+        """Every (E, sharing) trained, once each: the E sweep not shared and all shared (Table 3), then the
+        four sharing modes at each of ``mode_embedding_sizes`` (Table 4)."""
+        cells = [(E, s) for s in ("none", "all") for E in self.embedding_sizes]
+        cells += [(E, s) for E in self.mode_embedding_sizes for s in SHARING]
+        return list(dict.fromkeys(cells))
+
+
+@dataclass(frozen=True)
+class Data:
+    """The tokenizer (learned from the training paragraphs only), the packed (n, T) training and held-out
+    ids, and the held-out batch: the held-out rows repeated ``held_out_maskings`` times, each copy with its
+    own fixed masking (more predictions to average over, from the same text)."""
+
+    tokenizer: WordPieceTokenizer
+    train_ids: np.ndarray
+    held_ids: np.ndarray
+    held_out: MaskedBatch
+
+
+def data(setup: Setup) -> Data:
+    """The corpus split into training and held-out paragraphs (seeded), each packed into rows of T; the
+    tokenizer learns its vocabulary from the training paragraphs."""
+    check_type("setup", setup, Setup)
+    train_text, held_text = corpus.split(corpus.load(setup.corpus), setup.n_held_out, seed=0)
+    train_text = train_text[: setup.n_train]
+    tokenizer = WordPieceTokenizer.from_texts(train_text, setup.vocab_size)
+    if tokenizer.vocab_size < setup.vocab_size:
+        raise ValueError(f"vocab_size is {setup.vocab_size}, but the {setup.corpus!r} corpus yields only "
+                         f"{tokenizer.vocab_size} tokens: lower vocab_size")
+    held_ids = tokenizer.pack_batch(held_text, setup.T)
+    held_out = bert_mask(np.tile(held_ids, (setup.held_out_maskings, 1)), tokenizer,
+                         mask_prob=setup.mask_prob, rng=HELD_OUT_MASK_SEED)
+    return Data(tokenizer, tokenizer.pack_batch(train_text, setup.T), held_ids, held_out)
+
+
+def unigram_loss(train_ids: np.ndarray, held_out: MaskedBatch, vocab_size: int, n_special: int) -> float:
+    """loss = -mean over held-out selected positions of log p(y),  p(w) = (n_w + 1) / sum_w' (n_w' + 1).
+
+    The loss of a model that ignores context and predicts every masked token from its frequency in the
+    training ids (add-one smoothed over the non-special tokens): the baseline a trained model must beat.
+    """
+    counts = np.bincount(train_ids.ravel(), minlength=vocab_size)[n_special:] + 1.0
+    log_p = np.log(counts / counts.sum())
+    return float(-log_p[held_out.labels[held_out.selected] - n_special].mean())
+
+
+def token_table_rank(table: np.ndarray, *, centred: bool = False) -> dict:
+    """r_eff = exp(-sum_i p_i log p_i),  p_i = s_i / sum_j s_j;  r_90 = min k: sum_{i<=k} s_i^2 >= 0.9 sum s^2
+
+    The singular values s of a token table (V x E), its effective rank (Roy and Vetterli's: the exponential
+    of the entropy of the normalised singular values; E for a flat spectrum, 1 for rank one), and the
+    number of directions holding 90 % of its energy (from :func:`~.factorised.rank_errors`). ``centred``:
+    of the table less its mean row, so that a direction every token shares (trained tables have a large one)
+    does not count as structure.
+    """
+    table = np.asarray(table, dtype=np.float64)
+    if centred:
+        table = table - table.mean(axis=0)
+    s = np.linalg.svd(table, compute_uv=False)
+    if not s.sum() > 0:
+        raise ValueError("table is zero" + (" once its mean row is removed" if centred else "")
+                         + ": it has no spectrum to measure")
+    p = s / s.sum()
+    entropy = -(p[p > 0] * np.log(p[p > 0])).sum()
+    rank_90 = int(np.argmax(rank_errors(table) ** 2 <= 1 - ENERGY + 1e-12))
+    return {"singular_values": s, "effective_rank": float(np.exp(entropy)), "rank_90": rank_90}
+
+
+def movement(model: MaskedLM, ids: np.ndarray, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~.depth.layer_movement` of the trained model on ``ids``, over their real tokens (not
+    ``pad_id``): per layer, the mean L2 distance and cosine similarity between its input and output."""
+    keep = ids != pad_id
+    states = model.encoder.hidden_states(ids, attention_mask=keep.astype(np.int64))
+    return layer_movement([s[keep][None] for s in states])  # each (1, tokens, H)
+
+
+def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
+              progress: Callable[[str], None] | None = None) -> dict:
+    """Train one model, (E, sharing, seed), and measure it: held-out loss by epoch, perplexity, parameters,
+    median seconds per step, layer movement, and the rank of its token table before and after training."""
+    config = setup.model_config(E, sharing)
+    model = MaskedLM(config, seed=seed, dtype=np.dtype(setup.dtype))
+    initial = token_table_rank(model.encoder.embeddings["word"])
+    schedule = MaskingSchedule(d.train_ids, d.tokenizer, "dynamic", mask_prob=setup.mask_prob, rng=seed)
+    stamps = [time.perf_counter()]
+
+    def step(text: str) -> None:
+        stamps.append(time.perf_counter())
+        if progress is not None:
+            progress(text)
+
+    history = train_mlm(model, schedule, setup.training(seed), held_out=d.held_out, progress=step)
+    distance, cosine = movement(model, d.held_ids, d.tokenizer.pad_id)
+    table = model.encoder.embeddings["word"]
+    trained, centred = token_table_rank(table), token_table_rank(table, centred=True)
+    return {"E": E, "sharing": sharing, "seed": seed,
+            "parameters": count_parameters(config, mlm_head=True).total,
+            "held_out_loss": history.held_out_loss, "train_loss": history.train_loss,
+            "perplexity": math.exp(history.held_out_loss[-1]),
+            "seconds_per_step": float(np.median(np.diff(stamps))), "seconds": stamps[-1] - stamps[0],
+            "movement_distance": distance.tolist(), "movement_cosine": cosine.tolist(),
+            "singular_values": trained["singular_values"].tolist(),
+            "singular_values_centred": centred["singular_values"].tolist(),
+            "effective_rank": trained["effective_rank"], "rank_90": trained["rank_90"],
+            "effective_rank_centred": centred["effective_rank"], "rank_90_centred": centred["rank_90"],
+            "effective_rank_initial": initial["effective_rank"], "rank_90_initial": initial["rank_90"]}
+
+
+def run(setup: Setup = Setup(), *, progress: Callable[[int], Callable[[str], None]] | None = None,
+        done: Callable[[dict], None] | None = None) -> dict:
+    """Train every cell of :meth:`Setup.grid` with every seed; returns the setup, the data's description
+    (corpus, tokenizer, sizes, unigram baseline) and one record per run (see :func:`train_one`).
+
+    ``progress(total_steps)``, when given, makes the callback that every training step calls (pass
+    :class:`geron_lib.notebook.progress.ProgressBar` in a notebook); ``done(record)`` is called after each
+    run.
+    """
+    check_type("setup", setup, Setup)
+    d = data(setup)
+    steps = setup.training(0).total_steps(len(d.train_ids))
+    bar = progress(len(setup.grid()) * len(setup.seeds) * steps) if progress else None
+    n_special = len(d.tokenizer.special_ids)
+    description = {"corpus": setup.corpus, "tokenizer": repr(d.tokenizer),
+                   "train_rows": len(d.train_ids), "held_out_rows": len(d.held_ids),
+                   "train_tokens": int((d.train_ids != 0).sum()),
+                   "held_out_predictions": int(d.held_out.selected.sum()), "steps_per_run": steps,
+                   "unigram_loss": unigram_loss(d.train_ids, d.held_out, setup.vocab_size, n_special)}
+    runs = []
+    for seed in setup.seeds:              # seed by seed, so that a slow spell of the machine hits every cell
+        for E, sharing in setup.grid():
+            runs.append(train_one(setup, d, E, sharing, seed, bar))
+            if done is not None:
+                done(runs[-1])
+    return {"setup": dataclasses.asdict(setup), "data": description, "runs": runs}
+
+
+def rounded(value, digits: int = 4):
+    """``value`` (a result, or any part of one) with every float rounded to ``digits`` significant digits,
+    for storing as JSON."""
+    if isinstance(value, float):
+        return float(f"{value:.{digits}g}")
+    if isinstance(value, dict):
+        return {k: rounded(v, digits) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(v, digits) for v in value]
+    return value
+
+
+def summary(result: dict, key: str = "perplexity") -> dict[tuple[int, str], tuple[float, float]]:
+    """Per (E, sharing): the (mean, standard deviation over seeds) of one per-run number, ``key``
+    (e.g. "perplexity", "parameters", "seconds_per_step", "effective_rank"; a list takes its last item)."""
+    values = {}
+    for r in result["runs"]:
+        v = r[key][-1] if isinstance(r[key], list) else r[key]
+        values.setdefault((r["E"], r["sharing"]), []).append(v)
+    return {cell: (float(np.mean(v)), float(np.std(v, ddof=1)) if len(v) > 1 else 0.0)
+            for cell, v in values.items()}

@@ -1,0 +1,160 @@
+"""The trade-off experiment on a tiny setup: every cell and seed trained alike, and what each run records."""
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from geron_lib.model.mlm import MaskedBatch, MaskedLM
+from geron_lib.model.params import count_parameters
+from geron_lib.studies import tradeoffs as tx
+
+STORED = Path(__file__).resolve().parents[2] / "book" / "data" / "tradeoffs.json"
+TINY = tx.Setup(vocab_size=300, n_held_out=40, n_train=120, T=16, hidden_size=16, num_attention_heads=2,
+                intermediate_size=32, embedding_sizes=(4, 16), mode_embedding_sizes=(16,), epochs=2,
+                batch_size=32, seeds=(0, 1))
+
+
+@pytest.fixture(scope="module")
+def result():
+    return tx.run(TINY)
+
+
+def test_grid_is_table_3_then_table_4_each_cell_once():
+    assert TINY.grid() == [(4, "none"), (16, "none"), (4, "all"), (16, "all"), (16, "attention"), (16, "ffn")]
+    default = tx.Setup()
+    assert len(default.grid()) == 2 * len(default.embedding_sizes) + 2 * len(default.mode_embedding_sizes)
+
+
+def test_every_run_is_recorded_and_measured(result):
+    runs = result["runs"]
+    assert [(r["seed"], r["E"], r["sharing"]) for r in runs] == [(s, E, m) for s in TINY.seeds
+                                                                   for E, m in TINY.grid()]
+    L = TINY.num_hidden_layers
+    for r in runs:
+        config = TINY.model_config(r["E"], r["sharing"])
+        assert r["parameters"] == count_parameters(config, mlm_head=True).total
+        assert r["parameters"] == MaskedLM(config).num_parameters()
+        assert len(r["held_out_loss"]) == len(r["train_loss"]) == TINY.epochs
+        assert r["perplexity"] == pytest.approx(math.exp(r["held_out_loss"][-1]))
+        assert len(r["movement_distance"]) == len(r["movement_cosine"]) == L
+        assert all(d > 0 for d in r["movement_distance"]) and all(-1 <= c <= 1 for c in r["movement_cosine"])
+        s = np.array(r["singular_values"])
+        assert len(s) == r["E"] and (np.diff(s) <= 0).all()
+        for key in ("effective_rank", "effective_rank_centred", "effective_rank_initial"):
+            assert 1 <= r[key] <= r["E"]
+        # a random V x E Gaussian table has singular values within sqrt(V) +- sqrt(E) (times its scale):
+        # nearly flat, so its effective rank is close to E
+        assert r["effective_rank_initial"] > 0.9 * r["E"]
+        assert 0 < r["seconds_per_step"] < r["seconds"]
+    assert result["data"]["steps_per_run"] == TINY.training(0).total_steps(result["data"]["train_rows"])
+    assert "WordPieceTokenizer(300 tokens" in result["data"]["tokenizer"]
+
+
+def test_a_run_is_reproducible_and_seeds_differ(result):
+    d = tx.data(TINY)
+    again = tx.train_one(TINY, d, 16, "all", 1)
+    stored = next(r for r in result["runs"] if (r["E"], r["sharing"], r["seed"]) == (16, "all", 1))
+    assert again["held_out_loss"] == stored["held_out_loss"]
+    assert again["singular_values"] == stored["singular_values"]
+    other = next(r for r in result["runs"] if (r["E"], r["sharing"], r["seed"]) == (16, "all", 0))
+    assert other["held_out_loss"] != stored["held_out_loss"]
+
+
+def test_held_out_rows_carry_several_fixed_maskings():
+    d = tx.data(TINY)
+    n = len(d.held_ids)
+    assert len(d.held_out) == TINY.held_out_maskings * n
+    assert (d.held_out.labels == np.tile(d.held_ids, (TINY.held_out_maskings, 1))).all()
+    assert (d.held_out.decision[:n] != d.held_out.decision[n:2 * n]).any()
+    assert tx.data(TINY).held_out.decision.tolist() == d.held_out.decision.tolist()
+
+
+def test_unigram_loss_by_hand():
+    # training counts of the three non-special ids 5, 6, 7: 2, 1, 0 -> add one: 3, 2, 1 of 6
+    train = np.array([[1, 5, 5, 6, 2]])
+    labels = np.array([[1, 5, 7, 6, 2]])
+    decision = np.array([[0, 1, 1, 0, 0]])
+    held = MaskedBatch(labels, labels, decision, np.ones_like(labels))
+    expected = -(math.log(3 / 6) + math.log(1 / 6)) / 2
+    assert tx.unigram_loss(train, held, vocab_size=8, n_special=5) == pytest.approx(expected)
+
+
+def test_token_table_rank_on_known_spectra():
+    rank_one = np.outer(np.arange(1.0, 31.0), np.linspace(-1, 1, 10))
+    r = tx.token_table_rank(rank_one)
+    assert r["effective_rank"] == pytest.approx(1.0, abs=1e-6) and r["rank_90"] == 1
+    flat = np.vstack([np.eye(10)] * 3)  # ten equal singular values: 90 % of the energy is exactly nine
+    r = tx.token_table_rank(flat)
+    assert r["effective_rank"] == pytest.approx(10.0) and r["rank_90"] == 9
+    assert np.allclose(r["singular_values"], math.sqrt(3))
+    shifted = tx.token_table_rank(flat + 5.0, centred=True)  # removing the mean row removes the shift
+    assert np.allclose(shifted["singular_values"], tx.token_table_rank(flat, centred=True)["singular_values"])
+    assert tx.token_table_rank(flat + 5.0)["rank_90"] < 9  # ... which, kept, dominates the energy
+    with pytest.raises(ValueError, match="table is zero once its mean row is removed"):
+        tx.token_table_rank(np.ones((4, 3)), centred=True)
+
+
+def test_movement_counts_real_tokens_only():
+    model = MaskedLM(TINY.model_config(16, "none"), seed=3, dtype=np.float64)
+    ids = np.array([[1, 7, 8, 9, 2, 0], [1, 10, 11, 2, 0, 0]])
+    padded = np.hstack([ids, np.zeros((2, 4), int)])
+    for a, b in zip(tx.movement(model, ids, 0), tx.movement(model, padded, 0), strict=True):
+        assert np.allclose(a, b)
+
+
+def test_rounded_and_summary(result):
+    stored = tx.rounded(result)
+    r, s = result["runs"][0], stored["runs"][0]
+    assert s["held_out_loss"][0] == float(f"{r['held_out_loss'][0]:.4g}")
+    assert s["parameters"] == r["parameters"]
+    summary = tx.summary(result)
+    runs = [r["perplexity"] for r in result["runs"] if (r["E"], r["sharing"]) == (4, "none")]
+    assert summary[(4, "none")] == pytest.approx((np.mean(runs), np.std(runs, ddof=1)))
+    assert tx.summary(result, "held_out_loss")[(16, "ffn")][0] == pytest.approx(
+        np.mean([r["held_out_loss"][-1] for r in result["runs"] if (r["E"], r["sharing"]) == (16, "ffn")]))
+
+
+@pytest.mark.parametrize("change, error, message", [
+    ({"embedding_sizes": (8, 200)}, ValueError, r"embedding_sizes must be at most hidden_size \(64\)"),
+    ({"embedding_sizes": [8, 16]}, ValueError, "embedding_sizes must be a non-empty tuple"),
+    ({"mode_embedding_sizes": (16, 16)}, ValueError, "mode_embedding_sizes must not repeat"),
+    ({"seeds": ()}, ValueError, "seeds must be a non-empty tuple"),
+    ({"corpus": "wikipedia"}, ValueError, "corpus must be one of"),
+    ({"n_train": 0}, ValueError, "n_train must be at least 1"),
+    ({"epochs": 1.5}, TypeError, "epochs must be an integer"),
+    ({"dtype": "float16"}, ValueError, "dtype must be one of"),
+    ({"hidden_size": 66}, ValueError, r"hidden_size \(66\) must be divisible by num_attention_heads"),
+    ({"lr": -1.0}, ValueError, "lr must be"),
+])
+def test_setup_refuses_bad_values(change, error, message):
+    with pytest.raises(error, match=message):
+        tx.Setup(**change)
+
+
+def test_stored_grid_is_the_default_setup_run_whole(result):
+    stored = json.loads(STORED.read_text(encoding="utf-8"))
+    setup = tx.Setup()
+    assert stored["setup"] == json.loads(json.dumps(dataclasses.asdict(setup)))
+    assert stored["command"] == ".venv/bin/python scripts/tradeoff_experiment.py"
+    assert [(r["seed"], r["E"], r["sharing"]) for r in stored["runs"]] == [(s, E, m) for s in setup.seeds
+                                                                          for E, m in setup.grid()]
+    assert all(r.keys() == result["runs"][0].keys() for r in stored["runs"])
+    assert set(stored["data"]) == set(result["data"]) and stored["data"]["corpus"] == "english"
+    for r in stored["runs"]:
+        config = setup.model_config(r["E"], r["sharing"])
+        assert r["parameters"] == count_parameters(config, mlm_head=True).total
+        assert len(r["held_out_loss"]) == setup.epochs
+
+
+def test_data_refuses_a_vocabulary_the_corpus_cannot_fill():
+    with pytest.raises(ValueError, match="the 'grammar' corpus yields only"):
+        tx.data(tx.Setup(corpus="grammar", vocab_size=4000, n_train=200))
+
+
+def test_run_refuses_a_non_setup():
+    with pytest.raises(TypeError, match="setup must be a Setup"):
+        tx.run({"epochs": 1})
