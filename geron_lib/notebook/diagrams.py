@@ -20,6 +20,7 @@ import matplotlib as mpl
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
 from matplotlib.lines import Line2D
 from matplotlib.patches import ArrowStyle, Circle, FancyArrowPatch, FancyBboxPatch, Rectangle
 
@@ -65,7 +66,7 @@ def _canvas(ax, name: str) -> tuple[Figure, Axes]:
     else:
         check_type("ax", ax, Axes)
         fig = ax.figure
-        if fig.get_layout_engine() is not None:
+        if not isinstance(fig.get_layout_engine(), type(None) | PlaceHolderLayoutEngine):
             raise ValueError("ax must sit in a figure without a layout engine (see "
                              "geron_lib.notebook.plots.fixed_layout): the diagram is laid out in inches")
         box = ax.get_position()
@@ -97,8 +98,8 @@ def _box(ax, name: str, centre, size, colour, label: str, detail: str | None = N
     """A rounded box with up to three centred lines: label, detail (shapes), count (parameters)."""
     (x, y), (w, h) = centre, size
     ax.add_artist(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0,rounding_size=0.05",
-                                fc=_tint(colour) if fill is None else fill, ec=colour, lw=1.2,
-                                gid=f"box-{name}"))
+                                 fc=_tint(colour) if fill is None else fill, ec=colour, lw=1.2,
+                                 gid=f"box-{name}"))
     lines = [(role, text, size) for role, text, size in
              (("label", label, LABEL), ("detail", detail, SMALL),
               ("count", None if count is None else f"{count:,}", SMALL)) if text is not None]
@@ -127,7 +128,7 @@ def _arrow(ax, start, end, name: str | None = None, *, lw: float = 1.0, colour="
         tail = 0.08 + 0.32 * thickness
         style, scale, lw = ArrowStyle.Simple(head_length=0.5, head_width=tail + 0.4, tail_width=tail), 18, 0
     ax.add_artist(FancyArrowPatch(start, end, arrowstyle=style, mutation_scale=scale, lw=lw, color=colour,
-                                 shrinkA=0, shrinkB=0, gid=None if name is None else f"arrow-{name}"))
+                                  shrinkA=0, shrinkB=0, gid=None if name is None else f"arrow-{name}"))
 
 
 def _path(ax, points, colour="#444444"):
@@ -137,7 +138,7 @@ def _path(ax, points, colour="#444444"):
     _arrow(ax, points[-2], points[-1], colour=colour)
 
 
-def _title(ax, text: str, width: float, height: float):
+def _title(ax, text: str, height: float):
     _text(ax, "title", (0.1, height - 0.2), text, TITLE, ha="left", va="center", fontweight="bold")
 
 
@@ -155,7 +156,7 @@ def encoder_block_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> t
     qk, ln, w1, w2 = linear_params(H, H), layer_norm_params(H), linear_params(H, F), linear_params(F, H)
     width, height = SIZES["encoder_block"]
     _title(ax, f"One encoder layer: H = {H}, h = {_n(h, 'head')} of d_head = {d}, F = {F}, {form} attention",
-           width, height)
+           height)
     xa, xf = 2.85, 7.3                      # centres of the attention and FFN columns
     y_in, y_qkv, y_heads, y_out, y_add = 4.3, 3.5, 2.6, 1.75, 0.9
     big, wide = (1.62, 0.72), (5.06, 0.56)
@@ -230,7 +231,7 @@ def embedding_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple
                          config.type_vocab_size)
     c = count_parameters(config)
     width, height = SIZES["embedding"]
-    _title(ax, f"Embeddings: V = {V}, P = {P}, E = {E}, H = {H}", width, height)
+    _title(ax, f"Embeddings: V = {V}, P = {P}, E = {E}, H = {H}", height)
     rows = (1.85, 1.15, 0.45) if types else (1.6, 0.8)
     tables = [("token_table", "token table", f"V x E = {V} x {E}", c.token_embeddings, "token ids (B, T)"),
               ("position_table", "position table", f"P x E = {P} x {E}", c.position_embeddings,
@@ -291,7 +292,7 @@ def output_projection_diagram(config: EncoderConfig, *, ax: Axes | None = None) 
     H, h, d = config.hidden_size, config.num_attention_heads, config.d_head
     concat, summed = attention_param_items(H, h, "concat"), attention_param_items(H, h, "sum")
     width, height = SIZES["output_projection"]
-    _title(ax, f"Values and output projection: H = {H}, h = {_n(h, 'head')} of d_head = {d}", width, height)
+    _title(ax, f"Values and output projection: H = {H}, h = {_n(h, 'head')} of d_head = {d}", height)
     side, y0 = 1.4, 1.0
     for name, x0, rows_of in (("W_V", 0.35, False), ("W_O", 2.55, True)):
         for i in range(h):
@@ -299,7 +300,7 @@ def output_projection_diagram(config: EncoderConfig, *, ax: Axes | None = None) 
             xy, w, ht = ((x0, y0 + side - (i + 1) * step), side, step) if rows_of else \
                 ((x0 + i * step, y0), step, side)
             ax.add_artist(Rectangle(xy, w, ht, fc=_head_colour(i), ec="white", lw=0.4 if h <= 16 else 0,
-                                   gid=f"box-{name}_head{i + 1}"))
+                                    gid=f"box-{name}_head{i + 1}"))
         ax.add_artist(Rectangle((x0, y0), side, side, fill=False, ec="#333333", lw=1.0, gid=f"box-{name}"))
     _text(ax, "W_V", (0.35 + side / 2, y0 - 0.15), f"$W_V$: {H} x {H}", LABEL, ha="center", va="center")
     _text(ax, "W_V_heads", (0.35 + side / 2, y0 - 0.36), f"head $i$: {d} columns", SMALL, ha="center",
@@ -323,8 +324,8 @@ def output_projection_diagram(config: EncoderConfig, *, ax: Axes | None = None) 
     offset = 0.0 if h == 1 else min(0.12, 0.9 / (h - 1))  # head 1 in front, the others behind, up-right
     for i in reversed(range(h)):
         ax.add_artist(Rectangle((x0 + i * offset, y0 + i * offset * 0.4), side, side,
-                               fc=_head_colour(i), ec="white" if h <= 16 else _head_colour(i), lw=0.6,
-                               gid=f"box-W_V{i + 1}"))
+                                fc=_head_colour(i), ec="white" if h <= 16 else _head_colour(i), lw=0.6,
+                                gid=f"box-W_V{i + 1}"))
     deck_right = x0 + side + (h - 1) * offset
     _text(ax, "sum_maps", (x0, y0 - 0.15), f"{_n(h, 'map')} $W'_{{V,i}}$, each {H} x {H}", LABEL, ha="left",
           va="center")
@@ -358,7 +359,7 @@ def sharing_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[F
     c = count_parameters(config)
     copies = stored_copies(config)
     width, height = SIZES["sharing"]
-    _title(ax, f"Cross-layer sharing '{mode}': L = {_n(L, 'layer')} at H = {H}", width, height)
+    _title(ax, f"Cross-layer sharing '{mode}': L = {_n(L, 'layer')} at H = {H}", height)
     _count_text(ax, "encoder", (width - 0.1, height - 0.2), f"the encoder stores {c.encoder:,} parameters",
                 LABEL, ha="right", va="center")
     left, right = 1.75, width - 0.1
@@ -368,7 +369,7 @@ def sharing_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[F
     y_att, y_layer, y_ffn = 2.0, 1.3, 0.55
     for i, x in enumerate(xs):
         ax.add_artist(Rectangle((x - tile / 2, y_layer - 0.18), tile, 0.36, fc="#F2F2F2", ec=ROLE["input"],
-                               lw=1.0, gid=f"box-layer{i + 1}"))
+                                lw=1.0, gid=f"box-layer{i + 1}"))
         ax.text(x, y_layer, str(i + 1), fontsize=SMALL, ha="center", va="center", gid=f"label-layer{i + 1}")
     _text(ax, "layers", (0.1, y_layer), "layers, in order", LABEL, ha="left", va="center")
     for kind, n, per, y, sign, colour in (
@@ -387,8 +388,8 @@ def sharing_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[F
         else:
             for i, x in enumerate(xs):
                 ax.add_artist(FancyBboxPatch((x - tile / 2, y - 0.18), tile, 0.36,
-                                            boxstyle="round,pad=0,rounding_size=0.03", fc=_tint(colour),
-                                            ec=colour, lw=1.0, gid=f"box-{kind}{i + 1}"))
+                                             boxstyle="round,pad=0,rounding_size=0.03", fc=_tint(colour),
+                                             ec=colour, lw=1.0, gid=f"box-{kind}{i + 1}"))
             ends = xs
         for i, (x, end) in enumerate(zip(xs, ends, strict=True)):
             _arrow(ax, (x, tile_edge), (end, box_edge), f"{kind}{i + 1}", lw=0.8, colour="#555555")
@@ -417,8 +418,7 @@ def masking_timeline_diagram(epochs: int = 8, copies: int = 3, *, ax: Axes | Non
     copies = check_int("copies", copies, minimum=1)
     fig, ax = _canvas(ax, "masking_timeline")
     width, height = SIZES["masking_timeline"]
-    _title(ax, f"Which masking each epoch uses: {_n(epochs, 'epoch')}, k = {copies}",
-           width, height)
+    _title(ax, f"The masking m(e) each epoch e uses: {_n(epochs, 'epoch')}, k = {copies}", height)
     left, right = 1.2, 8.0
     pitch = (right - left) / epochs
     cell = min(pitch - 0.015, 0.6)
@@ -433,7 +433,7 @@ def masking_timeline_diagram(epochs: int = 8, copies: int = 3, *, ax: Axes | Non
         for e, m in enumerate(used):
             x = left + (e + 0.5) * pitch
             ax.add_artist(Rectangle((x - cell / 2, y - 0.16), cell, 0.32, fc=_tint(_head_colour(m), 0.5),
-                                   ec="white", lw=0.5, gid=f"box-{schedule}_e{e}"))
+                                    ec="white", lw=0.5, gid=f"box-{schedule}_e{e}"))
             ax.text(x, y, str(m), fontsize=SMALL, ha="center", va="center", gid=f"label-{schedule}_e{e}")
         drawn = draws_per_sequence(epochs, schedule, copies)
         _count_text(ax, f"{schedule}_draws", (width - 0.1, y), _n(drawn, "masking"),

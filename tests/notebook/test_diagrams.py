@@ -290,6 +290,9 @@ def test_bad_input_is_refused_before_drawing():
     with pytest.raises(ValueError, match="without a layout engine"):
         D.sharing_diagram(bert, ax=ax)
     assert not ax.patches and not ax.texts  # refused before drawing anything
+    constrained.set_layout_engine("none")  # a placeholder engine moves nothing: accepted
+    ax.set_position((0, 0, 1, 1))
+    assert D.sharing_diagram(bert, ax=ax)[0] is constrained and boxes(constrained, "layer")
     for kwargs, error, match in [(dict(epochs=0), ValueError, "epochs must be at least 1"),
                                  (dict(epochs=41), ValueError, "epochs must be at most 40"),
                                  (dict(epochs=8.0), TypeError, "epochs must be an integer"),
