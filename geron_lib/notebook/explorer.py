@@ -58,11 +58,13 @@ class Explorer:
         return self.data
 
     def png(self) -> bytes:
-        """The figure as it stands, rendered to PNG. Glyphs are not hinted: matplotlib 3.11 spends about a
-        quarter of a text-heavy frame hinting them, and at this size the text looks the same."""
+        """The figure as it stands, rendered to PNG. For a fast slider: glyphs are not hinted (matplotlib 3.11
+        spends about a quarter of a text-heavy frame hinting them, and at this size the text looks the same)
+        and the PNG is compressed at level 1 (a third faster than the default 6, 3 % larger)."""
         buffer = io.BytesIO()
         with mpl.rc_context({"text.hinting": "no_hinting"}):
-            self.fig.savefig(buffer, format="png", dpi=80, metadata={"Software": None})
+            self.fig.savefig(buffer, format="png", dpi=80, metadata={"Software": None},
+                             pil_kwargs={"compress_level": 1})
         return buffer.getvalue()
 
     def widget(self) -> widgets.Widget:
