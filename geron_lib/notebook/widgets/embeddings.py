@@ -4,6 +4,8 @@ above the embedding path drawn at that E (:func:`geron_lib.notebook.diagrams.emb
 
 from __future__ import annotations
 
+import functools
+
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import MaxNLocator
@@ -79,12 +81,18 @@ def _draw_axes(fig):
     return left, right, diagram
 
 
+@functools.lru_cache(maxsize=64)
+def _curves(V: int, H: int) -> tuple[np.ndarray, list[float], list[float]]:
+    """The E grid and both panels' curves (millions) at V and H: counted once, reused while E moves."""
+    grid = np.unique(np.linspace(1, H, 97).astype(int))
+    return (grid, [token_embedding_params(V, H, e) / 1e6 for e in grid],
+            [_model_count(V, H, e) / 1e6 for e in grid])
+
+
 def _plot(fig, E, V, H) -> dict:
     d = embedding_numbers(E, V, H)
     left, right, diagram = fig.axes if fig.axes else _draw_axes(fig)
-    grid = np.unique(np.linspace(1, H, 97).astype(int))
-    table = [token_embedding_params(V, H, e) / 1e6 for e in grid]
-    model = [_model_count(V, H, e) / 1e6 for e in grid]
+    grid, table, model = _curves(V, H)
     curve, direct, breakeven, marker = left.lines
     curve.set_data(grid, table)
     direct.set_ydata([d["direct"] / 1e6] * 2)
