@@ -39,6 +39,16 @@ def arrows(fig, prefix: str) -> list:
     return [p for ax in fig.axes for p in ax.patches if (p.get_gid() or "").startswith("arrow-" + prefix)]
 
 
+def arrow_tip(arrow) -> np.ndarray:
+    """Where an arrow (a polygon: shaft, head, tip, head, shaft) points."""
+    return arrow.get_xy()[3]
+
+
+def shaft_width(arrow) -> float:
+    xy = arrow.get_xy()
+    return float(np.hypot(*(xy[0] - xy[6])))
+
+
 def scrubber_frames(page: str) -> list[np.ndarray]:
     """A scrubber's frames (its HTML), as pixel arrays."""
     return [mpimg.imread(io.BytesIO(base64.b64decode(src)), format="png")

@@ -4,6 +4,8 @@ the layers drawn with the sublayers they share (:func:`geron_lib.notebook.diagra
 
 from __future__ import annotations
 
+import functools
+
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import MaxNLocator
@@ -62,11 +64,17 @@ def _draw_axes(fig, timings):
     return left, right, diagram
 
 
+@functools.lru_cache(maxsize=16)
+def _curves(H: int, max_depth: int) -> dict[str, list[int]]:
+    """Parameters at every depth 1 .. max_depth for every mode: counted once per H, reused while L moves."""
+    return params_by_depth(albert_style(30000, H, 128), range(1, max_depth + 1))
+
+
 def _plot(fig, timings, L, H, sharing) -> dict:
     d = sharing_numbers(L, H, sharing, timings)
     left, right, diagram = fig.axes if fig.axes else _draw_axes(fig, timings)
     x = np.arange(1, max(timings["depths"]) + 1)
-    curves = params_by_depth(albert_style(30000, H, 128), x)
+    curves = _curves(H, int(x[-1]))
     for line, m in zip(left.lines, SHARING, strict=False):
         line.set_data(x, np.asarray(curves[m]) / 1e6)
         line.set_linewidth(3 if m == sharing else 1.2)
