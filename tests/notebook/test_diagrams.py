@@ -3,10 +3,12 @@ the config, they stay readable over the sliders' ranges, their SVG is byte-ident
 bad input is refused."""
 
 import hashlib
+import io
 import re
 import subprocess
 import sys
 
+import matplotlib.image as mpimg
 import numpy as np
 import pytest
 from figure_checks import arrow_tip, arrows, boxes, count, layout_problems, numbers, shaft_width, texts
@@ -269,6 +271,50 @@ def test_draws_into_given_axes_and_replaces_what_it_drew():
     D.embedding_diagram(PRESETS["bert-base"], ax=panel)  # no projection now: the old box is gone
     assert not boxes(fig, "W_P") and len(boxes(fig, "token_table")) == 1
     assert layout_problems(fig) == []
+
+
+def _panel(name):
+    fig, ax = new_figure(width=D.SIZES[name][0], height=D.SIZES[name][1])
+    fig.set_layout_engine(None)
+    ax.set_position((0, 0, 1, 1))
+    return fig, ax
+
+
+def _pixels(fig) -> np.ndarray:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=50)
+    return mpimg.imread(io.BytesIO(buffer.getvalue()))
+
+
+ALBERT = PRESETS["albert-base-v2"]
+REDRAWS = {  # a slider's moves: boxes, heads, layers and epochs appear and disappear
+    D.embedding_diagram: [ALBERT, PRESETS["bert-base"], _config(4096, E=16, V=250000),
+                          PRESETS["roberta-base"], ALBERT.replace(type_vocab_size=0), ALBERT],
+    D.output_projection_diagram: [ALBERT.replace(num_attention_heads=h) for h in (12, 1, 64, 16, 3)],
+    D.sharing_diagram: [ALBERT.replace(num_hidden_layers=L, sharing=s)
+                        for L, s in ((12, "all"), (24, "none"), (2, "ffn"), (24, "attention"), (1, "none"))],
+    D.encoder_block_diagram: [ALBERT, ALBERT.replace(attention="sum"), PRESETS["tiny-bert"], ALBERT],
+}
+
+
+@pytest.mark.parametrize("fn", list(REDRAWS))
+def test_redrawing_into_the_same_axes_gives_the_fresh_picture(fn):
+    """Artists are reused from one drawing to the next: nothing of the earlier picture may survive."""
+    fig, ax = _panel(fn.__name__.removesuffix("_diagram"))
+    for config in REDRAWS[fn]:
+        _, alt = fn(config, ax=ax)
+        fresh, fresh_alt = fn(config)
+        assert alt == fresh_alt
+        assert sorted(texts(fig)) == sorted(texts(fresh))
+        assert all(t.get_text() == texts(fresh)[gid].get_text() for gid, t in texts(fig).items())
+        assert np.array_equal(_pixels(fig), _pixels(fresh))
+
+
+def test_redrawing_a_timeline_gives_the_fresh_picture():
+    fig, ax = _panel("masking_timeline")
+    for epochs, copies in ((8, 3), (40, 10), (1, 1), (12, 4)):
+        D.masking_timeline_diagram(epochs, copies, ax=ax)
+        assert np.array_equal(_pixels(fig), _pixels(D.masking_timeline_diagram(epochs, copies)[0]))
 
 
 def test_bad_input_is_refused_before_drawing():
