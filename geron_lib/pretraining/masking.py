@@ -86,8 +86,7 @@ class MaskingSchedule:
 
     def mask_index(self, epoch: int) -> int:
         """m(e) = 0 (static),  e mod copies (duplicated),  e (dynamic): the masking used in epoch e."""
-        epoch = check_int("epoch", epoch, minimum=0)
-        return {"static": 0, "duplicated": epoch % self.copies, "dynamic": epoch}[self.schedule]
+        return mask_index(epoch, self.schedule, self.copies)
 
     def masks(self, epoch: int) -> MaskedBatch:
         """masks(e) = stored[m(e)] when drawn in preprocessing, else draw number m(e), made now.
@@ -113,6 +112,15 @@ class MaskingSchedule:
         copies = f", copies={self.copies}" if self.schedule == "duplicated" else ""
         return (f"MaskingSchedule({self.schedule!r}, {len(self.ids)} sequences, mask_prob={self.mask_prob}"
                 f"{copies}, {len(self.stored)} maskings stored)")
+
+
+def mask_index(epoch: int, schedule: str, copies: int = 10) -> int:
+    """m(e) = 0 (static),  e mod copies (duplicated),  e (dynamic): the masking a schedule uses in epoch e
+    (0-based), numbered in the order the maskings are drawn."""
+    epoch = check_int("epoch", epoch, minimum=0)
+    copies = check_int("copies", copies, minimum=1)
+    return {"static": 0, "duplicated": epoch % copies,
+            "dynamic": epoch}[check_choice("schedule", schedule, SCHEDULES)]
 
 
 def draws_per_sequence(epochs: int, schedule: str, copies: int = 10) -> int:

@@ -2,8 +2,10 @@
 
 import numpy as np
 import pytest
+from figure_checks import arrows, boxes, count, layout_problems, numbers, scrubber_frames
 
 from geron_lib import count_parameters
+from geron_lib.model.params import stored_copies
 from geron_lib.notebook.widgets.embeddings import albert_style, embedding_explorer
 from geron_lib.notebook.widgets.sharing import DEPTHS, TIMING_CONFIG, measure_timings, sharing_explorer
 
@@ -31,7 +33,7 @@ def test_embedding_explorer_follows_the_formulas(emb):
 
 def test_embedding_explorer_draws_its_numbers(emb):
     d = emb.set(E=512, V=1000, H=768)
-    left, right = emb.fig.axes
+    left, right, _diagram = emb.fig.axes
     curve, direct, breakeven, marker = left.lines
     assert marker.get_ydata()[0] == pytest.approx(d["factorised"] / 1e6)
     assert direct.get_ydata()[0] == pytest.approx(d["direct"] / 1e6)
@@ -77,7 +79,7 @@ def test_sharing_explorer_follows_the_formulas():
     assert at24["seconds"] == pytest.approx(24e-3 * 2)  # the 'all' curve of the fake timings
     ffn = e.set(sharing="ffn")
     assert ffn["seconds"] == pytest.approx(24e-3 * 4)
-    left, right = e.fig.axes
+    left, right, _diagram = e.fig.axes
     assert left.lines[-1].get_ydata()[0] == pytest.approx(ffn["params"]["ffn"] / 1e6)
     assert [line.get_linewidth() for line in left.lines[:4]] == [1.2, 1.2, 1.2, 3]
     wide = e.set(H=4096)
@@ -100,3 +102,37 @@ def test_sharing_explorer_refuses(kwargs, match):
     kwargs.setdefault("timings", _fake_timings())
     with pytest.raises(ValueError, match=match):
         sharing_explorer(**kwargs)
+
+
+def test_embedding_explorer_draws_the_embedding_path_below(emb):
+    d = emb.set(E=128, V=30000, H=768)
+    assert count(emb.fig, "token_table") == 30000 * 128
+    assert count(emb.fig, "token_table") + count(emb.fig, "W_P") == d["factorised"]  # V E + (E H + H)
+    assert count(emb.fig, "embeddings") == count_parameters(albert_style(30000, 768, 128)).embeddings
+    assert len(boxes(emb.fig, "W_P")) == 1
+    emb.set(E=768)  # E = H: no projection box
+    assert not boxes(emb.fig, "W_P") and count(emb.fig, "token_table") == d["direct"]
+    emb.set(H=256, E=1024)  # E clamped to H
+    assert not boxes(emb.fig, "W_P") and numbers(emb.fig, "detail-token_table") == [30000, 256]
+    for E, V, H in ((16, 250000, 4096), (1024, 1000, 4096), (16, 1000, 256), (512, 128000, 2048)):
+        emb.set(E=E, V=V, H=H)
+        assert layout_problems(emb.fig) == [], (E, V, H)
+    emb.set(E=128, V=30000, H=768)
+    with_projection, without = scrubber_frames(emb.scrubber("t", E=[128, 768]).data)
+    bottom = slice(int(0.6 * with_projection.shape[0]), None)  # the diagram panel
+    assert not np.array_equal(with_projection[bottom], without[bottom])
+
+
+def test_sharing_explorer_draws_the_stack_below():
+    e = sharing_explorer(_fake_timings())
+    for L, H, sharing in ((24, 768, "none"), (24, 4096, "all"), (1, 256, "attention"), (8, 2048, "ffn")):
+        d = e.set(L=L, H=H, sharing=sharing)
+        config = albert_style(30000, H, 128).replace(num_hidden_layers=L, sharing=sharing)
+        c = count_parameters(config)
+        assert len(arrows(e.fig, "attention")) == len(arrows(e.fig, "ffn")) == len(boxes(e.fig, "layer")) == L
+        assert (len(boxes(e.fig, "attention")), len(boxes(e.fig, "ffn"))) == stored_copies(config)
+        assert count(e.fig, "encoder") == c.encoder == d["params"][sharing] - c.embeddings
+        assert layout_problems(e.fig) == [], (L, H, sharing)
+    frames = scrubber_frames(e.scrubber("s", sharing=["all", "none"]).data)
+    bottom = slice(int(0.6 * frames[0].shape[0]), None)
+    assert not np.array_equal(frames[0][bottom], frames[1][bottom])

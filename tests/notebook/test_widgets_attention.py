@@ -1,6 +1,8 @@
 """The output-projection chapter's explorer and exercise checkers."""
 
+import numpy as np
 import pytest
+from figure_checks import boxes, count, layout_problems, scrubber_frames
 
 from geron_lib.model.attention import random_attention_weights
 from geron_lib.model.params import attention_params
@@ -62,3 +64,19 @@ def test_checkers_say_why():
     assert not changed_q and "W_Q should carry over" in changed_q.message
     not_sum = check_sum_weights(w, w, 4)
     assert not not_sum and "not sum-form weights" in not_sum.message
+
+
+def test_explorer_draws_both_forms_head_by_head_below():
+    e = heads_explorer()
+    for H, h in ((768, 12), (2048, 64), (32, 1), (32, 32), (384, 3), (1024, 16)):
+        e.set(H=H)
+        e.set(h=h)
+        assert e.values == {"H": H, "h": h}
+        assert len(boxes(e.fig, "W_V_head")) == len(boxes(e.fig, "W_O_head")) == h
+        assert count(e.fig, "concat") == e.data["concat"] and count(e.fig, "sum") == e.data["sum"]
+        assert layout_problems(e.fig) == [], (H, h)
+    e.set(H=768)
+    e.set(h=12)
+    frames = scrubber_frames(e.scrubber("heads", h=[4, 12]).data)
+    bottom = slice(int(0.6 * frames[0].shape[0]), None)  # the diagram panel
+    assert not np.array_equal(frames[0][bottom], frames[1][bottom])

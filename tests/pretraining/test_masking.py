@@ -72,6 +72,9 @@ def test_schedules_static_duplicated_dynamic():
                         for s in ("static", "duplicated", "dynamic"))
     assert [len(s.stored) for s in (static, dup, dyn)] == [1, 4, 0]  # what preprocessing stores
     assert [dup.mask_index(e) for e in range(9)] == [0, 1, 2, 3, 0, 1, 2, 3, 0]
+    for s in (static, dup, dyn):  # the method is the module's function, which the diagrams draw
+        assert [s.mask_index(e) for e in range(9)] == [M.mask_index(e, s.schedule, 4) for e in range(9)]
+    assert [static.mask_index(e) for e in range(3)] == [0, 0, 0] and dyn.mask_index(7) == 7
     first = static.masks(0).decision
     for s in (dup, dyn):  # every schedule starts from the same masking
         assert (s.masks(0).decision == first).all()
@@ -143,6 +146,12 @@ def test_bad_inputs_are_refused_with_clear_errors():
         M.bert_mask(np.array([[1, TOK.vocab_size, 2]]), TOK)
     with pytest.raises(ValueError, match="schedule must be one of"):
         M.expected_distinct_masks(5, 0.15, 3, "hourly")
+    with pytest.raises(ValueError, match="epoch must be at least 0"):
+        M.mask_index(-1, "static")
+    with pytest.raises(ValueError, match="copies must be at least 1"):
+        M.mask_index(3, "duplicated", 0)
+    with pytest.raises(ValueError, match="schedule must be one of"):
+        M.mask_index(3, "weekly")
     with pytest.raises(ValueError, match="mask_prob must lie strictly between 0 and 1"):
         M.expected_distinct_masks(5, 1.5, 3, "dynamic")
     with pytest.raises(ValueError, match="epoch must be at least 0"):

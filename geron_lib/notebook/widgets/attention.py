@@ -1,5 +1,6 @@
 """The explorer of the output-projection chapter: per-layer attention parameters of the concat form
-(heads of width d_head, then W_O) against the sum form (full-width value maps, no W_O)."""
+(heads of width d_head, then W_O) against the sum form (full-width value maps, no W_O), above both forms'
+value and output maps drawn head by head (:func:`geron_lib.notebook.diagrams.output_projection_diagram`)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
+from ...model.config import EncoderConfig
 from ...model.params import attention_param_items
 from ...validate import check_int
+from ..diagrams import SIZES, output_projection_diagram
 from ..explorer import Explorer
 from ..plots import PALETTE
+from .embeddings import CHARTS_HEIGHT, two_panels
 
 FORM_LABELS = {"concat": "concat + W_O", "sum": "sum, no W_O"}
 ROLES = ("query_key", "value", "output")
@@ -31,7 +35,8 @@ def _draw(fig, H: int, h: int, max_heads: int) -> dict:
     heads = head_counts(H, max_heads)
     ratios = [sum(attention_param_items(H, n, "sum").values()) / totals["concat"] for n in heads]
     if not fig.axes:
-        bars_ax, ratio_ax = fig.subplots(1, 2, width_ratios=(1, 1.4))
+        bars_ax, ratio_ax, _ = two_panels(fig, "output_projection", width_ratios=(1, 1.4), left=0.1,
+                                          wspace=0.3)
         bottom = np.zeros(2)
         for role, colour in zip(ROLES, (PALETTE[5], PALETTE[1], PALETTE[3]), strict=True):
             bars_ax.bar(list(FORM_LABELS.values()), [1, 1], bottom=bottom, color=colour,
@@ -51,7 +56,7 @@ def _draw(fig, H: int, h: int, max_heads: int) -> dict:
         ratio_ax.set_xlabel("h, heads (divisors of H)")
         ratio_ax.set_ylabel("sum / concat parameters")
         ratio_ax.legend(loc="upper left", fontsize=8, frameon=False)
-    bars_ax, ratio_ax = fig.axes
+    bars_ax, ratio_ax, diagram = fig.axes
     for role, container in zip(ROLES, bars_ax.containers, strict=True):
         for x, (form, rect) in enumerate(zip(FORM_LABELS, container, strict=True)):
             below = sum(items[form][r] for r in ROLES[: ROLES.index(role)])
@@ -69,6 +74,7 @@ def _draw(fig, H: int, h: int, max_heads: int) -> dict:
     ratio_ax.set_xlim(0.8, max(heads) * 1.25)
     ratio_ax.set_ylim(min(0.4, min(ratios) / 1.3), max(ratios + [n / 2 for n in heads]) * 1.5)
     ratio_ax.set_title(f"sum / concat = {ratio:.2f}", fontsize=10)
+    output_projection_diagram(EncoderConfig(hidden_size=H, num_attention_heads=h), ax=diagram)
     return {"concat": totals["concat"], "sum": totals["sum"], "ratio": ratio, "heads": heads,
             "ratios": ratios, "items": items}
 
@@ -97,6 +103,8 @@ def heads_explorer(H: int = 768, h: int = 12, *, max_heads: int = 64) -> Explore
 
     H_slider.observe(keep_heads_dividing, names="value")
     return Explorer({"H": H_slider, "h": h_slider}, lambda fig, H, h: _draw(fig, H, h, max_heads),
-                    width=8.0, height=3.6,
+                    width=SIZES["output_projection"][0], height=CHARTS_HEIGHT + SIZES["output_projection"][1],
                     alt="Per-layer attention parameters of the concat and the sum forms as stacked bars, "
-                        "and the ratio sum / concat against the number of heads")
+                        "and the ratio sum / concat against the number of heads, above both forms drawn head "
+                        "by head: W_V's column blocks and W_O's row blocks, one colour per head, beside the "
+                        "h full-width value maps of the sum form")

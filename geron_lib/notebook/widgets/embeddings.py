@@ -1,7 +1,10 @@
 """The factorised-embedding explorer: sliders for E (d_embed), V and H drive the token-table count
-(factorised against direct) and the whole model's count, marking the current E and the break-even width."""
+(factorised against direct) and the whole model's count, marking the current E and the break-even width,
+above the embedding path drawn at that E (:func:`geron_lib.notebook.diagrams.embedding_diagram`)."""
 
 from __future__ import annotations
+
+import functools
 
 import ipywidgets as widgets
 import numpy as np
@@ -11,6 +14,7 @@ from ...model.config import EncoderConfig
 from ...model.params import count_parameters
 from ...studies.factorised import break_even_width, token_embedding_params
 from ...validate import check_int
+from ..diagrams import SIZES, embedding_diagram
 from ..explorer import Explorer
 from ..plots import PALETTE, fixed_layout
 
@@ -42,14 +46,24 @@ def embedding_numbers(E: int, V: int, H: int) -> dict:
             "model_factorised": _model_count(V, H, E)}
 
 
-def two_panels(fig):
-    """Two axes side by side at fixed margins (no layout engine: see :func:`geron_lib.plots.fixed_layout`)."""
+CHARTS_HEIGHT = 4.0  # inches of the two charts, above the diagram
+
+
+def two_panels(fig, diagram: str, *, width_ratios=(1, 1), left: float = 0.07, wspace: float = 0.22):
+    """Two axes side by side at fixed margins (no layout engine: see :func:`geron_lib.plots.fixed_layout`),
+    above an axes of the height ``diagram`` needs (:data:`geron_lib.notebook.diagrams.SIZES`), returned
+    third."""
     fixed_layout(fig)
-    return fig.subplots(1, 2, gridspec_kw=dict(left=0.07, right=0.98, bottom=0.13, top=0.9, wspace=0.22))
+    inch = 1 / fig.get_figheight()
+    below = SIZES[diagram][1] * inch
+    charts = fig.subplots(1, 2, width_ratios=width_ratios,
+                          gridspec_kw=dict(left=left, right=0.98, bottom=below + 0.52 * inch,
+                                           top=1 - 0.4 * inch, wspace=wspace))
+    return (*charts, fig.add_axes((0, 0, 1, below)))
 
 
 def _draw_axes(fig):
-    left, right = two_panels(fig)
+    left, right, diagram = two_panels(fig, "embedding")
     left.plot([], [], color=PALETTE[5], label="factorised: V E + E H + H")
     left.axhline(0, color=PALETTE[0], ls="--", lw=1, label="direct: V H")
     left.axvline(0, color=PALETTE[6], ls=":", lw=1.5, label="break-even E*")
@@ -64,15 +78,21 @@ def _draw_axes(fig):
     for ax in (left, right):  # few ticks: text is most of the cost of a redraw
         ax.xaxis.set_major_locator(MaxNLocator(5))
         ax.yaxis.set_major_locator(MaxNLocator(5))
-    return left, right
+    return left, right, diagram
+
+
+@functools.lru_cache(maxsize=64)
+def _curves(V: int, H: int) -> tuple[np.ndarray, list[float], list[float]]:
+    """The E grid and both panels' curves (millions) at V and H: counted once, reused while E moves."""
+    grid = np.unique(np.linspace(1, H, 97).astype(int))
+    return (grid, [token_embedding_params(V, H, e) / 1e6 for e in grid],
+            [_model_count(V, H, e) / 1e6 for e in grid])
 
 
 def _plot(fig, E, V, H) -> dict:
     d = embedding_numbers(E, V, H)
-    left, right = fig.axes if fig.axes else _draw_axes(fig)
-    grid = np.unique(np.linspace(1, H, 97).astype(int))
-    table = [token_embedding_params(V, H, e) / 1e6 for e in grid]
-    model = [_model_count(V, H, e) / 1e6 for e in grid]
+    left, right, diagram = fig.axes if fig.axes else _draw_axes(fig)
+    grid, table, model = _curves(V, H)
     curve, direct, breakeven, marker = left.lines
     curve.set_data(grid, table)
     direct.set_ydata([d["direct"] / 1e6] * 2)
@@ -91,6 +111,7 @@ def _plot(fig, E, V, H) -> dict:
     for ax, curve_y, line_y in ((left, table, d["direct"]), (right, model, d["model_direct"])):
         ax.set_xlim(0, H * 1.02)
         ax.set_ylim(0, max(max(curve_y), line_y / 1e6) * 1.1)
+    embedding_diagram(albert_style(V, H, None if d["E"] == H else d["E"]), ax=diagram)
     return d
 
 
@@ -108,5 +129,8 @@ def embedding_explorer(E: int = 128, V: int = 30000, H: int = 768) -> Explorer:
         "V": widgets.SelectionSlider(options=VOCAB_SIZES, value=V, description="V (vocabulary)", style=style),
         "H": widgets.SelectionSlider(options=HIDDEN_SIZES, value=H, description="H (hidden)", style=style),
     }
-    return Explorer(controls, _plot, width=10, height=4,
-                    alt="Token-embedding and whole-model parameter counts against the embedding width E")
+    return Explorer(controls, _plot, width=10, height=CHARTS_HEIGHT + SIZES["embedding"][1],
+                    alt="Token-embedding and whole-model parameter counts against the embedding width E, "
+                        "above the embedding path at that E: the V x E token table, the position and "
+                        "token-type tables, the layer norm at width E and the E x H projection W_P (absent "
+                        "at E = H), each with its parameter count")

@@ -1,7 +1,10 @@
 """The cross-layer sharing explorer: sliders for depth and hidden size and a sharing-mode choice drive the
-parameter count against depth for every mode, beside the forward time against depth, measured once."""
+parameter count against depth for every mode, beside the forward time against depth, measured once, above
+the layers drawn with the sublayers they share (:func:`geron_lib.notebook.diagrams.sharing_diagram`)."""
 
 from __future__ import annotations
+
+import functools
 
 import ipywidgets as widgets
 import numpy as np
@@ -10,9 +13,10 @@ from matplotlib.ticker import MaxNLocator
 from ...model.config import SHARING, EncoderConfig
 from ...studies.depth import forward_time_by_depth, params_by_depth
 from ...validate import check_choice, check_int
+from ..diagrams import SIZES, sharing_diagram
 from ..explorer import Explorer
 from ..plots import PALETTE
-from .embeddings import HIDDEN_SIZES, albert_style, two_panels
+from .embeddings import CHARTS_HEIGHT, HIDDEN_SIZES, albert_style, two_panels
 
 DEPTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24)
 COLOURS = dict(zip(SHARING, (PALETTE[0], PALETTE[5], PALETTE[6], PALETTE[3]), strict=True))
@@ -39,7 +43,7 @@ def sharing_numbers(L: int, H: int, sharing: str, timings: dict) -> dict:
 
 
 def _draw_axes(fig, timings):
-    left, right = two_panels(fig)
+    left, right, diagram = two_panels(fig, "sharing")
     depths = timings["depths"]
     for mode in SHARING:
         left.plot([], [], color=COLOURS[mode], label=mode)
@@ -57,14 +61,20 @@ def _draw_axes(fig, timings):
         ax.xaxis.set_major_locator(MaxNLocator(6, integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(5))
     right.set_ylim(0, max(max(s) for s in timings["seconds"].values()) * 1e3 * 1.1)
-    return left, right
+    return left, right, diagram
+
+
+@functools.lru_cache(maxsize=16)
+def _curves(H: int, max_depth: int) -> dict[str, list[int]]:
+    """Parameters at every depth 1 .. max_depth for every mode: counted once per H, reused while L moves."""
+    return params_by_depth(albert_style(30000, H, 128), range(1, max_depth + 1))
 
 
 def _plot(fig, timings, L, H, sharing) -> dict:
     d = sharing_numbers(L, H, sharing, timings)
-    left, right = fig.axes if fig.axes else _draw_axes(fig, timings)
+    left, right, diagram = fig.axes if fig.axes else _draw_axes(fig, timings)
     x = np.arange(1, max(timings["depths"]) + 1)
-    curves = params_by_depth(albert_style(30000, H, 128), x)
+    curves = _curves(H, int(x[-1]))
     for line, m in zip(left.lines, SHARING, strict=False):
         line.set_data(x, np.asarray(curves[m]) / 1e6)
         line.set_linewidth(3 if m == sharing else 1.2)
@@ -76,6 +86,7 @@ def _plot(fig, timings, L, H, sharing) -> dict:
                    fontsize=9)
     left.set_xlim(0, x[-1] + 1)
     left.set_ylim(0, max(curves["none"]) / 1e6 * 1.1)
+    sharing_diagram(albert_style(30000, H, 128).replace(num_hidden_layers=L, sharing=sharing), ax=diagram)
     return d
 
 
@@ -102,6 +113,7 @@ def sharing_explorer(timings: dict | None = None, *, L: int = 12, H: int = 768,
     def plot(fig, L, H, sharing):
         return _plot(fig, timings, L, H, sharing)
 
-    return Explorer(controls, plot, width=10, height=4,
+    return Explorer(controls, plot, width=10, height=CHARTS_HEIGHT + SIZES["sharing"][1],
                     alt="Parameters against depth for every sharing mode, and measured forward time "
-                        "against depth")
+                        "against depth, above the L layers drawn pointing at the attention and feed-forward "
+                        "sublayers the encoder stores under that sharing mode")
