@@ -7,6 +7,7 @@
 #   make book     execute all notebooks and build the HTML book under _build/html (RELEASE=1: a release,
 #                 refused while _config.yml names a placeholder repository)
 #   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
+#   make pdf      the built book printed to one PDF, _build/pdf/book.pdf (Debian's chromium; after make book)
 #   make lab      JupyterLab on the book (local): Run All in a chapter shows its numbers in the prose
 #   make assignments  per chapter, a student notebook of its exercises (no solutions) and an otter
 #                 autograder, under _build/assignments (assignments/spec.yml; README, "For teachers")
@@ -27,7 +28,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := test
-.PHONY: test book lint clean distclean install install-hf outputs lab assignments
+.PHONY: test book lint clean distclean install install-hf outputs lab assignments pdf
 
 install: $(STAMP)
 
@@ -72,6 +73,9 @@ book: $(STAMP)
 #   make outputs NB=book/x.ipynb     one notebook
 outputs: $(STAMP)
 	$(BIN)/jupyter execute --inplace $(or $(NB),book/*.ipynb)
+
+pdf: $(STAMP)
+	$(BIN)/python scripts/make_pdf.py
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab
