@@ -8,6 +8,8 @@ import html
 import io
 import itertools
 import json
+import os
+import sys
 from collections.abc import Callable
 
 import ipywidgets as widgets
@@ -76,10 +78,17 @@ class Explorer:
 
     def scrubber(self, name: str, **grid) -> HTML:
         """Pre-draw a frame for every combination of ``grid`` values (other controls stay as they are)
-        and return HTML whose sliders flip between the frames, no kernel needed."""
+        and return HTML whose sliders flip between the frames, no kernel needed.
+
+        The frames are for the static book. Run live (JupyterLab, Jupyter Notebook, Colab), where the
+        widget's own sliders work, it draws nothing and says so instead of showing the explorer twice.
+        """
         unknown = set(grid) - set(self.controls)
         if unknown:
             raise ValueError(f"grid names {sorted(unknown)} are not controls of this explorer")
+        if live_front_end():
+            return HTML('<p class="geron-scrub-live"><em>The static book shows pre-drawn frames here; '
+                        "in this live notebook, move the sliders of the explorer above.</em></p>")
         saved = self.values
         frames = []
         for combo in itertools.product(*grid.values()):
@@ -88,6 +97,12 @@ class Explorer:
         self.data = self.plot(self.fig, **saved)
         start = [values.index(saved[k]) if saved[k] in values else 0 for k, values in grid.items()]
         return HTML(scrubber_html(name, grid, frames, start, self.alt))
+
+
+def live_front_end() -> bool:
+    """True in a kernel a person drives (a Jupyter server sets JPY_SESSION_NAME for its kernels; Colab
+    imports google.colab); False when nbclient runs the notebook (the book build, nbval, jupyter execute)."""
+    return "JPY_SESSION_NAME" in os.environ or "google.colab" in sys.modules
 
 
 def scrubber_html(name: str, grid: dict[str, list], frames: list[str], start: list[int], alt: str) -> str:

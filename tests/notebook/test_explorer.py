@@ -70,3 +70,14 @@ def test_progress_bar_counts_steps():
     assert (bar.bar.value, bar.bar.max, bar.label.value) == (2, 4, "epoch 2/2")
     with pytest.raises(ValueError, match="total must be at least 1"):
         ProgressBar(0)
+
+
+def test_the_scrubber_stands_aside_in_a_live_notebook(monkeypatch):
+    # where the live widget works (a Jupyter server's kernel, or Colab), the static frames would show the
+    # explorer twice: the scrubber says where to look instead
+    e = _line_explorer()
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    assert 'class="geron-scrub-frame"' in e.scrubber("static", a=[1, 2]).data
+    monkeypatch.setenv("JPY_SESSION_NAME", "/book/01_factorised_embeddings.ipynb")
+    live = e.scrubber("live", a=[1, 2]).data
+    assert "geron-scrub-frame" not in live and "sliders of the explorer above" in live
