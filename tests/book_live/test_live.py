@@ -16,7 +16,6 @@ from book_site.pages import SCREENSHOTS, html_path, notebook, require_built_book
 NOT_YET_CONVERTED = {
     "book/01_factorised_embeddings",
     "book/02_cross_layer_sharing",
-    "book/03_output_projection",
     "book/04_dynamic_masking",
     "book/A1_hugging_face",
     "book/A2_numpy_to_pytorch",

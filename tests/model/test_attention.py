@@ -74,7 +74,7 @@ def test_masked_positions_are_ignored(form):
 
 
 def test_value_bias_folds_into_output_bias():
-    # concat form: b_V is redundant too; A_h 1 = 1, so it can move into b_O as b_V W_O
+    # concat form: b_V is redundant too; A_i 1_T = 1_T, so it can move into b_O as b_V W_O
     w = random_attention_weights(16, 4, "concat", seed=3)
     folded = w | {"b_V": np.zeros(16), "b_O": w["b_O"] + w["b_V"] @ w["W_O"]}
     x, mask = _inputs(2, 5, 16)
