@@ -4,6 +4,7 @@ syntax, and its computed numbers are the built HTML book's."""
 
 from __future__ import annotations
 
+import ast
 import re
 from html.parser import HTMLParser
 
@@ -16,16 +17,16 @@ from book_site.pages import SCREENSHOTS, html_path, notebook, require_built_book
 NOT_YET_CONVERTED = {
     "book/01_factorised_embeddings",
     "book/02_cross_layer_sharing",
-    "book/03_output_projection",
     "book/04_dynamic_masking",
     "book/A1_hugging_face",
     "book/A2_numpy_to_pytorch",
 }
 GLUE_REASON = "prose numbers still come from myst-nb glue: convert the chapter with scripts/glue_to_eval.py"
 
-# The one console error allowed, and only for a target that another page of the book defines: jupyterlab-myst
-# renders each notebook alone, so a {ref} to a label on another page cannot resolve there; it logs this
-# error and still shows the reference's text. Sphinx resolves it in the HTML (and fails -nW if it cannot).
+# The one console error allowed, and only for a target that another page of the book defines, or a figure
+# of this notebook (named in a code cell's metadata, mystnb.figure.name): jupyterlab-myst renders each
+# notebook's Markdown alone, so such a {ref} or {numref} cannot resolve there; it logs this error (one line
+# per target) and still shows the reference's text. Sphinx resolves it in the HTML (and fails -nW if not).
 CROSS_PAGE_REF = re.compile(r"Cross reference target was not found: (\S+)")
 LABEL = re.compile(r"^\(([^)\s]+)\)=\s*$", re.MULTILINE)
 
@@ -33,6 +34,7 @@ LABEL = re.compile(r"^\(([^)\s]+)\)=\s*$", re.MULTILINE)
 RAW_SYNTAX = re.compile(r"\{(?:glue|eval)\b|\{(?:exercise|solution|note|warning|admonition)\}|:label:"
                         r"|\{[a-z][\w:-]*\}`")
 ROLE = re.compile(r"\{(glue(?::\w+)?|eval)\}`([^`]+)`")
+F_STRING = re.compile(r'f"\{(\w+)[^"]*"')  # an {eval} body formatting one name: f"{saved:,}"
 
 # The text of the Markdown cells as jupyterlab-myst renders them (textContent: closed solution dropdowns too;
 # never the cell's hidden editor, which holds the source)
@@ -59,12 +61,12 @@ def test_run_all_leaves_no_error_output(live):
 
 def test_the_browser_logs_no_error(live):
     elsewhere = {label for page in toc_pages() if page != live.docname
-                 for label in LABEL.findall(text_of(page))}
+                 for label in LABEL.findall(text_of(page))} | _figure_names(live.docname)
     errors = []
     for kind, text in live.messages:
         if kind in ("error", "pageerror"):
-            ref = CROSS_PAGE_REF.fullmatch(text)
-            if not (kind == "error" and ref and ref.group(1) in elsewhere):
+            refs = [CROSS_PAGE_REF.fullmatch(line) for line in text.splitlines()]
+            if not (kind == "error" and refs and all(ref and ref.group(1) in elsewhere for ref in refs)):
                 errors.append(f"{kind}: {text}")
     assert not errors, "\n".join(errors)
 
@@ -104,11 +106,17 @@ def test_prose_shows_no_role_or_directive_syntax(request, live):
 
 
 def test_prose_numbers_are_the_html_books(request, live):
-    """Every number the built page's prose computes (glue or eval), in order, appears in the live prose."""
+    """Every number the built page's prose computes (glue or eval), in order, appears in the live prose;
+    measured numbers (timings, which differ from run to run) are left out: those of a role whose name a code
+    cell tagged nbval-ignore-output assigns."""
     _xfail_unless_converted(request, live.docname)
     require_built_book()
     numbers = _computed_numbers_of_built_page(live.docname)
     assert numbers, "the built page shows no computed number"
+    names = [(F_STRING.fullmatch(body) or [body, body])[1] for _, body in ROLE.findall(text_of(live.docname))]
+    assert len(names) == len(numbers), "the built page shows one value for every role of the notebook"
+    measured = _measured_names(live.docname)
+    numbers = [number for number, name in zip(numbers, names, strict=True) if name not in measured]
     prose = _prose(live)
     position = 0
     for number in numbers:
@@ -127,6 +135,24 @@ def _prose(live) -> str:
 
 def _code_sources(docname: str) -> list[str]:
     return ["".join(c["source"]) for c in notebook(docname)["cells"] if c["cell_type"] == "code"]
+
+
+def _figure_names(docname: str) -> set[str]:
+    """The figures a notebook's code cells name (cell metadata mystnb.figure.name): Sphinx targets only."""
+    figures = (c.get("metadata", {}).get("mystnb", {}).get("figure", {}) for c in notebook(docname)["cells"])
+    return {figure["name"] for figure in figures if "name" in figure}
+
+
+def _measured_names(docname: str) -> set[str]:
+    """The names that code cells tagged nbval-ignore-output assign (measurements, which vary per run)."""
+    names = set()
+    for c in notebook(docname)["cells"]:
+        if c["cell_type"] == "code" and "nbval-ignore-output" in c.get("metadata", {}).get("tags", []):
+            source = "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                               for line in "".join(c["source"]).split("\n"))
+            names |= {n.id for n in ast.walk(ast.parse(source))
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return names
 
 
 class _ComputedNumbers(HTMLParser):
