@@ -17,9 +17,6 @@ NOT_YET_CONVERTED = {
     "book/01_factorised_embeddings",
     "book/02_cross_layer_sharing",
     "book/03_output_projection",
-    "book/04_dynamic_masking",
-    "book/A1_hugging_face",
-    "book/A2_numpy_to_pytorch",
 }
 GLUE_REASON = "prose numbers still come from myst-nb glue: convert the chapter with scripts/glue_to_eval.py"
 
