@@ -41,11 +41,11 @@ def word_overlap(first: str, second: str) -> float:
 
 
 def topic_only_accuracy(pairs: list[SentencePair]) -> float:
-    """acc = max over c of mean[(overlap >= c) == (label == 0)], or of 1 minus it.
+    """acc = max over c of mean[(overlap >= c) == (label == 0)], or 1 minus it.
 
-    The best score of a rule that reads only the words two segments share, its threshold
-    c chosen on these very pairs (so an optimistic figure). Label 0 is NSP's "B follows
-    A" and SOP's "in order".
+    The best score of a rule that reads only the words two segments share,
+    its threshold c chosen on these very pairs (so an optimistic figure).
+    Label 0 is NSP's "B follows A" and SOP's "in order".
     """
     check_type("pairs", pairs, list)
     if not pairs:
