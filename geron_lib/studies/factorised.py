@@ -20,20 +20,30 @@ def _check_sizes(vocab_size, hidden_size, embedding_size=None) -> tuple[int, int
     return V, H, E
 
 
-def token_embedding_params(vocab_size: int, hidden_size: int, embedding_size: int | None = None) -> int:
-    """N_direct = V H,  N_factorised = V E + E H + H   (the V x E lookup, then the E -> H map and its bias).
+def token_embedding_params(vocab_size: int, hidden_size: int,
+                           embedding_size: int | None = None, *,
+                           projection: bool | None = None) -> int:
+    """N_direct = V H,  N_factorised = V E + E H + H   (lookup, then E -> H map and bias).
 
-    The parameters that turn a token id into an H-wide vector.
+    The parameters that turn a token id into an H-wide vector. ``projection`` as
+    ``EncoderConfig.embedding_projection``: None maps E -> H only when E < H (E = H is
+    the direct table); True keeps the map at E = H too, as a factorised table does.
     """
     V, H, E = _check_sizes(vocab_size, hidden_size, embedding_size)
-    return V * H if E == H else V * E + linear_params(E, H)
+    if projection is not None:
+        check_bool("projection", projection)
+    if projection is False and E < H:
+        raise ValueError(f"projection is False, but embedding_size ({E}) is below hidden_size "
+                         f"({H}): only an E -> H map can widen the embeddings")
+    mapped = E < H or bool(projection)
+    return V * E + linear_params(E, H) if mapped else V * H
 
 
 def break_even_width(vocab_size: int, hidden_size: int, *, bias: bool = True) -> float:
-    """V E + E H = V H  =>  E* = V H / (V + H);   V E + E H + H = V H  =>  E* = H (V - 1) / (V + H).
+    """E* = V H / (V + H)  (V E + E H = V H);  E* = H (V - 1) / (V + H)  (with the bias H).
 
-    The width E* below which factorising saves parameters (it saves for every E < E*): the second form
-    counts the projection's bias.
+    The width E* below which factorising saves parameters (it saves for every E < E*):
+    the second form counts the projection's bias.
     """
     V, H, _ = _check_sizes(vocab_size, hidden_size)
     check_bool("bias", bias)
@@ -49,9 +59,10 @@ def _check_table(table) -> np.ndarray:
 
 
 def best_rank_factors(table: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
-    """Emb ~ A B,  A = U_E diag(s_E): (V, E),  B = V_E^T: (E, H)   (truncated SVD: the best rank-E table).
+    """Emb ~ A B,  A = U_E diag(s_E): (V, E),  B = V_E^T: (E, H)   (truncated SVD).
 
-    The lookup A and the projection B whose product is the best rank-E approximation of ``table``.
+    The lookup A and the projection B whose product is the best rank-E approximation
+    of ``table``.
     """
     Emb = _check_table(table)
     E = check_int("rank", rank, minimum=1)
@@ -62,12 +73,13 @@ def best_rank_factors(table: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndar
 
 
 def rank_errors(table: np.ndarray) -> np.ndarray:
-    """min over rank-E tables Emb_E of ||Emb - Emb_E||_F / ||Emb||_F = sqrt(sum_{i > E} s_i^2 / sum_i s_i^2).
+    """min ||Emb - Emb_E||_F / ||Emb||_F = sqrt(sum_{j > E} s_j^2 / sum_j s_j^2).
 
-    Eckart-Young: the relative Frobenius error of the best rank-E approximation, for E = 0, 1, ..., min(V, H).
+    Eckart-Young: the relative Frobenius error of the best rank-E approximation
+    Emb_E, for E = 0, 1, ..., min(V, H).
     """
     s2 = np.linalg.svd(_check_table(table), compute_uv=False) ** 2
-    tail = np.concatenate([np.cumsum(s2[::-1])[::-1], [0.0]])  # tail[E] = sum_{i >= E} s_i^2 (0-based)
+    tail = np.concatenate([np.cumsum(s2[::-1])[::-1], [0.0]])  # tail[E] = sum_{j >= E}
     return np.sqrt(tail / tail[0])
 
 
