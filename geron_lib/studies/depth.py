@@ -47,7 +47,8 @@ def layer_movement(states) -> tuple[np.ndarray, np.ndarray]:
     How far each layer l = 1 .. L moves its input: (L2 distances, cosine
     similarities), one per layer, averaged over the batch and the positions t.
     """
-    if isinstance(states, np.ndarray) or not isinstance(states, list | tuple) or len(states) < 2:
+    if isinstance(states, np.ndarray) or not isinstance(states, list | tuple) \
+            or len(states) < 2:
         raise TypeError("states must be a list of at least two arrays (B, T, H), "
                         "as Encoder.hidden_states returns")
     same = all(isinstance(s, np.ndarray) and s.ndim == 3 and s.shape == states[0].shape
@@ -107,14 +108,16 @@ def forward_time_by_sharing(config: EncoderConfig, depths, *, batch: int = 1, se
     return {mode: np.array(s) for mode, s in seconds.items()}
 
 
-def weight_bytes_per_forward(config: EncoderConfig, dtype=np.float32) -> tuple[int, int]:
-    """distinct = b (c_A N_A + c_F N_F),  read = b L (N_A + N_F)   (b bytes per weight).
+def weight_bytes_per_forward(config: EncoderConfig,
+                             dtype=np.float32) -> tuple[int, int]:
+    """distinct = 4 (c_A N_A + c_F N_F),  read = 4 L (N_A + N_F)   (bytes; 8 in float64).
 
-    The bytes of layer weights one forward pass reads: ``distinct``, each stored array once (a shared
-    sublayer is one array, read by all L layers), and ``read``, counted every time a layer reads it,
-    which is the same in every sharing mode. N_A and N_F are one attention and one feed-forward sublayer,
-    each with its layer norm; c_A and c_F their stored copies. The embeddings are left out: a forward
-    reads only the rows of its tokens, positions and types, and the E -> H map, in every mode alike.
+    The bytes of layer weights one forward pass reads: ``distinct``, each stored array
+    once (a shared sublayer is one array, read by all L layers), and ``read``, counted
+    every time a layer reads it: the same in every sharing mode. N_A and N_F are one
+    attention and one FFN sublayer, each with its layer norm; c_A and c_F their stored
+    copies. Embeddings are left out: a forward reads only the rows of its tokens,
+    positions and types, and the E -> H map, in every mode alike.
     """
     check_type("config", config, EncoderConfig)
     dtype = np.dtype(dtype)
@@ -122,7 +125,8 @@ def weight_bytes_per_forward(config: EncoderConfig, dtype=np.float32) -> tuple[i
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
     c = count_parameters(config)
     per_layer = c.attention_per_layer + c.ffn_per_layer + c.layer_norms_per_layer
-    return dtype.itemsize * c.encoder, dtype.itemsize * config.num_hidden_layers * per_layer
+    size, L = dtype.itemsize, config.num_hidden_layers
+    return size * c.encoder, size * L * per_layer
 
 
 _UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}

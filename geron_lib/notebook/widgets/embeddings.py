@@ -75,16 +75,16 @@ def two_panels(fig, diagram: str, *, width_ratios=(1, 1), left: float = 0.07, ws
 
 def _draw_axes(fig):
     left, right, diagram = two_panels(fig, "embedding")
-    left.plot([], [], color=PALETTE[5], label="factorised: V E + E H + H")
-    left.axhline(0, color=PALETTE[0], ls="--", lw=1, label="direct table: V H")
-    left.axvline(0, color=PALETTE[6], ls=":", lw=1.5, label="break-even E*")
+    left.plot([], [], color=PALETTE[5], label=r"factorised: $VE + EH + H$")
+    left.axhline(0, color=PALETTE[0], ls="--", lw=1, label=r"direct table: $VH$")
+    left.axvline(0, color=PALETTE[6], ls=":", lw=1.5, label=r"break-even $E^*$")
     left.plot([], [], "o", color=PALETTE[5], ms=7)
-    left.set(xlabel="E (d_embed)", ylabel="token-embedding parameters (millions)")
+    left.set(xlabel=r"$E$ (d_embed)", ylabel="token-embedding parameters (millions)")
     left.legend(loc="upper left", fontsize=8)
-    right.plot([], [], color=PALETTE[3], label="factorised at E")
-    right.axhline(0, color=PALETTE[0], ls="--", lw=1, label="direct table (no W_P)")
+    right.plot([], [], color=PALETTE[3], label=r"factorised at $E$")
+    right.axhline(0, color=PALETTE[0], ls="--", lw=1, label=r"direct table (no $W_P$)")
     right.plot([], [], "o", color=PALETTE[3], ms=7)
-    right.set(xlabel="E (d_embed)", ylabel="whole model (millions)")
+    right.set(xlabel=r"$E$ (d_embed)", ylabel="whole model (millions)")
     right.legend(loc="upper left", fontsize=8)
     for ax in (left, right):  # few ticks: text is most of the cost of a redraw
         ax.xaxis.set_major_locator(MaxNLocator(5))

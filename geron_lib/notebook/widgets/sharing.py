@@ -53,9 +53,9 @@ def _draw_axes(fig, timings):
     left.plot([], [], "o", ms=8, color=PALETTE[0])
     right.plot([], [], "o", ms=8, color=PALETTE[0])
     c, T = timings["config"], timings["seq_len"]
-    left.set(xlabel="layers L", ylabel="parameters (millions)")
-    right.set(xlabel="layers L", ylabel="forward pass, CPU time (ms)",
-              title=f"measured once: H = {c.hidden_size}, F = {c.intermediate_size}, T = {T}, float32, "
+    left.set(xlabel=r"layers $L$", ylabel="parameters (millions)")
+    right.set(xlabel=r"layers $L$", ylabel="forward pass, CPU time (ms)",
+              title=f"measured: H = {c.hidden_size}, F = {c.intermediate_size}, T = {T}, float32, "
                     "1 thread")
     right.title.set_fontsize(9)
     left.legend(title="sharing", loc="upper left", fontsize=8, title_fontsize=8)
