@@ -42,17 +42,18 @@ def params_by_depth(config: EncoderConfig, depths) -> dict[str, list[int]]:
 
 
 def layer_movement(states) -> tuple[np.ndarray, np.ndarray]:
-    """dist_l = mean_t ||X_l[t] - X_{l-1}[t]||,  cos_l = mean_t cos(X_l[t], X_{l-1}[t]).
+    """dist_l = mean_t ||X_l[t] - X_{l-1}[t]||,  cos_l = mean_t cos(X_l[t], .).
 
     How far each layer l = 1 .. L moves its input: (L2 distances, cosine
-    similarities), one per layer, averaged over the batch and the positions t.
+    similarities between X_l[t] and X_{l-1}[t]), one per layer, averaged over
+    the batch and the positions t.
     """
     if isinstance(states, np.ndarray) or not isinstance(states, list | tuple) \
             or len(states) < 2:
-        raise TypeError("states must be a list of at least two arrays (B, T, H), "
-                        "as Encoder.hidden_states returns")
-    same = all(isinstance(s, np.ndarray) and s.ndim == 3 and s.shape == states[0].shape
-               for s in states)
+        raise TypeError("states must be a list of at least two arrays "
+                        "(B, T, H), as Encoder.hidden_states returns")
+    same = all(isinstance(s, np.ndarray) and s.ndim == 3
+               and s.shape == states[0].shape for s in states)
     if not same:
         raise ValueError("states must all be arrays of one shape (B, T, H)")
     x = np.stack(states)  # (L + 1, B, T, H)
@@ -110,21 +111,23 @@ def forward_time_by_sharing(config: EncoderConfig, depths, *, batch: int = 1, se
 
 def weight_bytes_per_forward(config: EncoderConfig,
                              dtype=np.float32) -> tuple[int, int]:
-    """distinct = 4 (c_A N_A + c_F N_F),  read = 4 L (N_A + N_F)   (bytes; 8 in float64).
+    """distinct = 4 (c_A N_A + c_F N_F),  read = 4 L (N_A + N_F)   (float32).
 
-    The bytes of layer weights one forward pass reads: ``distinct``, each stored array
-    once (a shared sublayer is one array, read by all L layers), and ``read``, counted
-    every time a layer reads it: the same in every sharing mode. N_A and N_F are one
-    attention and one FFN sublayer, each with its layer norm; c_A and c_F their stored
-    copies. Embeddings are left out: a forward reads only the rows of its tokens,
-    positions and types, and the E -> H map, in every mode alike.
+    The bytes of layer weights one forward pass reads (8 per weight in
+    float64): ``distinct``, each stored array once (a shared sublayer is one
+    array, read by all L layers), and ``read``, counted every time a layer
+    reads it: the same in every sharing mode. N_A and N_F are one attention
+    and one FFN sublayer, each with its layer norm; c_A and c_F their stored
+    copies. Embeddings are left out: a forward reads only the rows of its
+    tokens, positions and types, and the E -> H map, in every mode alike.
     """
     check_type("config", config, EncoderConfig)
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
     c = count_parameters(config)
-    per_layer = c.attention_per_layer + c.ffn_per_layer + c.layer_norms_per_layer
+    per_layer = (c.attention_per_layer + c.ffn_per_layer
+                 + c.layer_norms_per_layer)
     size, L = dtype.itemsize, config.num_hidden_layers
     return size * c.encoder, size * L * per_layer
 
