@@ -15,8 +15,6 @@ from book_site.pages import SCREENSHOTS, html_path, notebook, require_built_book
 # (jupyterlab-myst prints the key, e.g. "direct:,"). Convert one with scripts/glue_to_eval.py, then take it
 # off this list: its prose tests pass from then on, and fail (strict xfail) while it stays listed.
 NOT_YET_CONVERTED = {
-    "book/01_factorised_embeddings",
-    "book/02_cross_layer_sharing",
 }
 GLUE_REASON = "prose numbers still come from myst-nb glue: convert the chapter with scripts/glue_to_eval.py"
 
