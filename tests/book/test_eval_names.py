@@ -10,7 +10,7 @@ import re
 
 import nbformat
 import pytest
-from book_site.pages import notebook_pages, source
+from book_site.pages import config, notebook_pages, source
 
 EVAL = re.compile(r"\{eval\}`([^`]+)`")
 ROOT = re.compile(r'^(?:f"\{)?([A-Za-z_][A-Za-z0-9_]*)')
@@ -44,10 +44,15 @@ def bound_for_sure(statements: list[ast.stmt]) -> set[str]:
     return names
 
 
-def inline_notebooks() -> list[str]:
-    return [page for page in notebook_pages()
-            if nbformat.read(source(page), as_version=4).metadata.get("mystnb", {}).get("execution_mode")
-            == "inline"]
+def test_the_book_executes_inline_and_no_page_uses_glue():
+    # {eval} needs the kernel while a page is parsed; glue would be invisible to the live JupyterLab reader
+    assert config()["execute"]["execute_notebooks"] == "inline"
+    for page in notebook_pages():
+        nb = nbformat.read(source(page), as_version=4)
+        assert "execution_mode" not in nb.metadata.get("mystnb", {}), f"{page} overrides the execution mode"
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert "glue(" not in code and "{glue" not in prose, f"{page} still uses glue: use {{eval}}"
 
 
 def test_the_rule_sees_branches():
@@ -56,7 +61,7 @@ def test_the_rule_sees_branches():
     assert bound_for_sure(tree.body) == {"a", "b", "e"}
 
 
-@pytest.mark.parametrize("docname", inline_notebooks())
+@pytest.mark.parametrize("docname", notebook_pages())
 def test_every_eval_name_is_bound_above_whatever_the_branch(docname):
     nb = nbformat.read(source(docname), as_version=4)
     bound: set[str] = set()

@@ -8,15 +8,7 @@ import ast
 import re
 from html.parser import HTMLParser
 
-import pytest
 from book_site.pages import SCREENSHOTS, html_path, notebook, require_built_book, slug, text_of, toc_pages
-
-# Chapters whose prose still quotes numbers through myst-nb glue, which JupyterLab cannot show
-# (jupyterlab-myst prints the key, e.g. "direct:,"). Convert one with scripts/glue_to_eval.py, then take it
-# off this list: its prose tests pass from then on, and fail (strict xfail) while it stays listed.
-NOT_YET_CONVERTED = {
-}
-GLUE_REASON = "prose numbers still come from myst-nb glue: convert the chapter with scripts/glue_to_eval.py"
 
 # The one console error allowed, and only for a target that another page of the book defines: jupyterlab-myst
 # renders each notebook alone, so a {ref} to a label on another page cannot resolve there; it logs this
@@ -38,11 +30,6 @@ F_STRING = re.compile(r'f"\{(\w+)[^"]*"')  # an {eval} body formatting one name:
 # never the cell's hidden editor, which holds the source)
 PROSE = """() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell .myst')]
   .map(cell => cell.textContent)"""
-
-
-def _xfail_unless_converted(request, docname: str) -> None:
-    if docname in NOT_YET_CONVERTED:
-        request.applymarker(pytest.mark.xfail(reason=GLUE_REASON, strict=True))
 
 
 def test_run_all_leaves_no_error_output(live):
@@ -103,8 +90,7 @@ def test_every_live_slider_redraws_its_figure(live):
             assert figure.get_attribute("src") != before, f"slider {h} of explorer {e} left the figure alone"
 
 
-def test_prose_shows_no_role_or_directive_syntax(request, live):
-    _xfail_unless_converted(request, live.docname)
+def test_prose_shows_no_role_or_directive_syntax(live):
     prose = _prose(live)
     raw = sorted(set(RAW_SYNTAX.findall(prose)))
     assert not raw, f"raw MyST syntax in the rendered prose: {raw}"
@@ -113,11 +99,10 @@ def test_prose_shows_no_role_or_directive_syntax(request, live):
     assert not unrendered, f"roles shown as their source text instead of a value: {unrendered}"
 
 
-def test_prose_numbers_are_the_html_books(request, live):
-    """Every number the built page's prose computes (glue or eval), in order, appears in the live prose;
+def test_prose_numbers_are_the_html_books(live):
+    """Every number the built page's prose computes ({eval} roles), in order, appears in the live prose;
     measured numbers (timings, which differ from run to run) are left out: those of a role whose name a code
     cell tagged nbval-ignore-output assigns."""
-    _xfail_unless_converted(request, live.docname)
     require_built_book()
     numbers = _computed_numbers_of_built_page(live.docname)
     assert numbers, "the built page shows no computed number"
