@@ -8,6 +8,10 @@ import os
 
 import pytest
 
+# One session browser for tests/book_site and tests/book_live: two open Playwright sessions in one process
+# fail ("Sync API inside the asyncio loop"), so the fixture is registered here, once.
+from book_site.chromium import browser  # noqa: F401, E402
+
 
 def _in_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")

@@ -20,10 +20,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-from book_site import chromium
 from book_site.pages import ROOT, notebook_pages, skip_or_fail
-
-browser = chromium.browser  # the fixture (shared with tests/book_site)
 
 # Settings of the test's JupyterLab (a reader's own settings are never read):
 SETTINGS = {

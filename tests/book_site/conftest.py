@@ -11,10 +11,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from . import chromium
 from .pages import HTML, require_built_book
-
-browser = chromium.browser  # the fixture (shared with tests/book_live)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
