@@ -75,29 +75,29 @@ def numpy_state_dict(model) -> dict[str, np.ndarray]:
     return {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
 
 
-def random_batch(config: EncoderConfig, batch: int, length: int, seed: int = 0):
+def random_batch(config: EncoderConfig, batch: int, seq_len: int, seed: int = 0):
     """Token ids, token types and a padding mask, (B, T) each: row 0 is full, the other rows end in padding.
 
     Padded places hold ``pad_token_id`` (0 if None), real tokens never do; token types are random.
     """
     batch = check_int("batch", batch, minimum=1)
-    length = check_int("length", length, minimum=1)
-    if length > max_length(config):
-        raise ValueError(f"length ({length}) must be at most {max_length(config)} for this config")
+    seq_len = check_int("seq_len", seq_len, minimum=1)
+    if seq_len > max_length(config):
+        raise ValueError(f"seq_len ({seq_len}) must be at most {max_length(config)} for this config")
     if config.vocab_size < 2:
         raise ValueError("vocab_size must be at least 2 to tell real tokens from padding")
     rng = np.random.default_rng(seed)
     pad = config.pad_token_id or 0
-    ids = rng.integers(0, config.vocab_size - 1, (batch, length))
+    ids = rng.integers(0, config.vocab_size - 1, (batch, seq_len))
     ids += ids >= pad  # skip the pad id
-    lengths = np.r_[length, rng.integers(1, length + 1, batch - 1)]
-    mask = (np.arange(length) < lengths[:, None]).astype(np.int64)
+    lengths = np.r_[seq_len, rng.integers(1, seq_len + 1, batch - 1)]
+    mask = (np.arange(seq_len) < lengths[:, None]).astype(np.int64)
     ids = np.where(mask == 1, ids, pad)
-    types = rng.integers(0, config.type_vocab_size, (batch, length)) * mask
+    types = rng.integers(0, config.type_vocab_size, (batch, seq_len)) * mask
     return ids, types, mask
 
 
-def compare_forward(config: EncoderConfig, *, seed: int = 0, batch: int = 3, length: int = 16,
+def compare_forward(config: EncoderConfig, *, seed: int = 0, batch: int = 3, seq_len: int = 16,
                     perturb: float = 0.1) -> dict[str, float]:
     """diff = max |h_transformers - h_geron_lib|, for the last hidden states and the pooled outputs (float32).
 
@@ -108,7 +108,7 @@ def compare_forward(config: EncoderConfig, *, seed: int = 0, batch: int = 3, len
     import torch
 
     model = hf_model(config, head="pooler", seed=seed, perturb=perturb)
-    ids, types, mask = random_batch(config, batch, length, seed)
+    ids, types, mask = random_batch(config, batch, seq_len, seed)
     with torch.inference_mode():
         theirs = model(input_ids=torch.from_numpy(ids), token_type_ids=torch.from_numpy(types),
                        attention_mask=torch.from_numpy(mask))

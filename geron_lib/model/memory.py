@@ -18,7 +18,7 @@ from __future__ import annotations
 ACTIVATION_GRAD_TEMPORARIES = {"gelu": 3, "gelu_new": 5, "relu": 2}
 
 
-def block_cache_elements(batch: int, length: int, hidden_size: int, num_attention_heads: int,
+def block_cache_elements(batch: int, seq_len: int, hidden_size: int, num_attention_heads: int,
                          intermediate_size: int, attention: str) -> dict[str, int]:
     """a_block = B [T H (3 + h_V + o) + h T^2 + 3 T H + 2 T + 2 T F],  h_V, o = 1, 1 (concat) or h, 0 (sum).
 
@@ -28,23 +28,24 @@ def block_cache_elements(batch: int, length: int, hidden_size: int, num_attentio
     std (T) of both layer norms, and the first one's output, the FFN's input (T H); ffn: u and act(u) (T F
     each). The block's output is the next block's input (the last block's is not kept).
     """
-    B, T, H, h, F = batch, length, hidden_size, num_attention_heads, intermediate_size
+    B, T, H, h, F = batch, seq_len, hidden_size, num_attention_heads, intermediate_size
     values, merged = (h, 0) if attention == "sum" else (1, 1)
     return {"attention": B * T * H * (3 + values + merged), "attention_probs": B * h * T * T,
             "layer_norms": B * T * (3 * H + 2), "ffn": 2 * B * T * F}
 
 
-def block_forward_workspace(batch: int, length: int, num_attention_heads: int, intermediate_size: int) -> int:
+def block_forward_workspace(batch: int, seq_len: int, num_attention_heads: int,
+                            intermediate_size: int) -> int:
     """w_fwd = max(2 B h T^2, 3 B T F): the temporaries of a block's forward beyond what it caches.
 
     The softmax holds the scores and their shifted copy beside A; a GELU holds three (B, T, F) temporaries
     beside u.
     """
-    B, T, h, F = batch, length, num_attention_heads, intermediate_size
+    B, T, h, F = batch, seq_len, num_attention_heads, intermediate_size
     return max(2 * B * h * T * T, 3 * B * T * F)
 
 
-def forward_activation_bytes(batch: int, length: int, hidden_size: int, num_attention_heads: int,
+def forward_activation_bytes(batch: int, seq_len: int, hidden_size: int, num_attention_heads: int,
                              intermediate_size: int, attention: str, itemsize: int) -> int:
     """bytes <= itemsize (a_block + w_fwd): one block's cache and its forward temporaries.
 
@@ -52,13 +53,13 @@ def forward_activation_bytes(batch: int, length: int, hidden_size: int, num_atte
     would cache (:func:`block_cache_elements`), plus its temporaries (:func:`block_forward_workspace`); the
     embeddings (width E <= H) hold less. The bound every public entry checks before a forward pass.
     """
-    cached = block_cache_elements(batch, length, hidden_size, num_attention_heads, intermediate_size,
+    cached = block_cache_elements(batch, seq_len, hidden_size, num_attention_heads, intermediate_size,
                                   attention)
-    workspace = block_forward_workspace(batch, length, num_attention_heads, intermediate_size)
+    workspace = block_forward_workspace(batch, seq_len, num_attention_heads, intermediate_size)
     return itemsize * (sum(cached.values()) + workspace)
 
 
-def block_backward_workspace(batch: int, length: int, hidden_size: int, num_attention_heads: int,
+def block_backward_workspace(batch: int, seq_len: int, hidden_size: int, num_attention_heads: int,
                              intermediate_size: int, attention: str, hidden_act: str) -> int:
     """w_block = 3 B T H + max(attention', FFN'): a block's backward temporaries beyond its cache (elements).
 
@@ -73,7 +74,7 @@ def block_backward_workspace(batch: int, length: int, hidden_size: int, num_atte
     FFN: d act(u) with the temporaries of the activation's derivative (:data:`ACTIVATION_GRAD_TEMPORARIES`),
     or d act(u), du and dW_1's product (2 T F + H F).
     """
-    B, T, H, h, F = batch, length, hidden_size, num_attention_heads, intermediate_size
+    B, T, H, h, F = batch, seq_len, hidden_size, num_attention_heads, intermediate_size
     X, A = B * T * H, B * h * T * T  # elements of a hidden state and of the attention probabilities
     query_key = 2 * A + 4 * X + max(X, H * H)  # dA, dS, dQ, dK, dW_K's input and dX, then the sum or W_K's W
     if attention == "sum":

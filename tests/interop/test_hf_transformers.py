@@ -73,7 +73,7 @@ def test_roberta_position_ids_match_transformers(hf):
     from transformers.models.roberta.modeling_roberta import RobertaEmbeddings
 
     config = PRESETS["roberta-base"]
-    ids, _, _ = hf.random_batch(config, batch=5, length=12, seed=4)
+    ids, _, _ = hf.random_batch(config, batch=5, seq_len=12, seed=4)
     ids[2, 3] = config.pad_token_id  # a pad in the middle too
     theirs = RobertaEmbeddings.create_position_ids_from_input_ids(torch.from_numpy(ids), config.pad_token_id)
     np.testing.assert_array_equal(position_ids(ids, config), theirs.numpy())
@@ -94,7 +94,7 @@ def test_forward_matches_transformers(hf, model_type, act):
         if model_type == "albert":
             fields["num_hidden_groups"] = groups
         config = config_from_hf(fields)
-        diff = hf.compare_forward(config, seed=11, batch=4, length=15, perturb=0.2)
+        diff = hf.compare_forward(config, seed=11, batch=4, seq_len=15, perturb=0.2)
         assert diff["last_hidden_state"] < TOLERANCE and diff["pooler_output"] < TOLERANCE, (config, diff)
 
 
@@ -104,7 +104,7 @@ def test_forward_matches_transformers_at_published_width(hf, name):
     config = PRESETS[name].replace(vocab_size=500)
     if not name.startswith("albert"):
         config = config.replace(num_hidden_layers=2)
-    diff = hf.compare_forward(config, seed=5, batch=3, length=24, perturb=0.1)
+    diff = hf.compare_forward(config, seed=5, batch=3, seq_len=24, perturb=0.1)
     assert max(diff.values()) < TOLERANCE, diff
 
 
@@ -147,7 +147,7 @@ def test_hf_model_refuses_bad_arguments(hf):
         hf.hf_model(PRESETS["tiny-bert"], head="classifier")
     with pytest.raises(ValueError, match="set pad_token_id"):
         hf.hf_model(PRESETS["tiny-roberta"])
-    with pytest.raises(ValueError, match="length"):
+    with pytest.raises(ValueError, match="seq_len"):
         hf.random_batch(PRESETS["tiny-bert"], 2, 65)
     assert hf.hf_available()
 
@@ -174,7 +174,7 @@ def test_every_albert_config_with_e_equal_h_loads_counts_and_runs(hf, groups):
     for head in HEADS:
         allocated = hf.hf_model(config, head=head).num_parameters()
         assert ours(config, head) == hf.hf_num_parameters(config, head) == allocated
-    diff = hf.compare_forward(config, seed=3, batch=3, length=12, perturb=0.2)
+    diff = hf.compare_forward(config, seed=3, batch=3, seq_len=12, perturb=0.2)
     assert max(diff.values()) < TOLERANCE, diff
 
 
