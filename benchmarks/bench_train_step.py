@@ -80,12 +80,14 @@ def torch_model(ours, class_name: str):
         **config_to_hf(config), hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
     model = getattr(transformers, class_name)(hf).train()
     state = {f"{prefix}.{k}": v for k, v in hf_state_dict(ours.encoder).items()}
-    state |= {theirs: ours.head[k].T if k == "W" else ours.head[k] for k, theirs in head_names(config).items()}
+    state |= {theirs: ours.head[k].T if k == "W" else ours.head[k]
+              for k, theirs in head_names(config).items()}
     missing, unexpected = model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in state.items()},
                                                 strict=False)
     tied = {k for k in missing if k.endswith(("decoder.weight", "decoder.bias"))}
     if unexpected or set(missing) - tied:
-        raise SystemExit(f"weights do not match: missing {sorted(set(missing) - tied)}, unexpected {unexpected}")
+        raise SystemExit(f"weights do not match: missing {sorted(set(missing) - tied)}, "
+                         f"unexpected {unexpected}")
     if model.get_output_embeddings().weight.data_ptr() != model.get_input_embeddings().weight.data_ptr():
         raise SystemExit("the decoder is not tied to the word embeddings")
     return model

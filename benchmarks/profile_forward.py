@@ -1,6 +1,7 @@
-"""Where the float32 forward's time goes, op by op, against what its matrix products would take at sgemm speed.
+"""Where the float32 forward's time goes, op by op, against the time of its matrix products at sgemm speed.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/profile_forward.py [--threads N] [--rounds R] [--preset P]
+                                                                   [--cpu]
 
 Runs the encoder forward of ``geron_lib.model.encoder`` one op at a time (the library's own kernels, in the
 library's order), timing every op with the wall clock, on a padded batch at B = 8, T = 128 (albert-base-v2
@@ -9,6 +10,8 @@ forward in one piece and a 4096 x 4096 numpy sgemm, interleaved. Prints one row 
 forward, its share of the op-by-op total, and for a matrix product its GFLOP and the ms it would take at
 the sgemm rate of this run. The op-by-op output is checked to equal the library's forward exactly, and the
 sum of the ops is printed beside the library's own time, so the profile cannot drift from the code.
+``--cpu`` times with this process's CPU time instead (other jobs on a shared machine then do not count;
+it equals wall time for one thread only, so it needs ``--threads 1``).
 """
 
 from __future__ import annotations
@@ -30,16 +33,17 @@ def set_threads(n: int) -> None:
 
 
 class OpTimer:
-    """Wall-clock seconds and matmul FLOPs per op name, summed over every call in one forward."""
+    """Seconds of ``clock`` and matmul FLOPs per op name, summed over every call in one forward."""
 
-    def __init__(self):
+    def __init__(self, clock=time.perf_counter):
+        self.clock = clock
         self.seconds, self.flops, self.calls = defaultdict(float), defaultdict(int), defaultdict(int)
 
     @contextmanager
     def __call__(self, name: str, flops: int = 0):
-        start = time.perf_counter()
+        start = self.clock()
         yield
-        self.seconds[name] += time.perf_counter() - start
+        self.seconds[name] += self.clock() - start
         self.flops[name] += flops
         self.calls[name] += 1
 
@@ -58,7 +62,7 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
 
     from geron_lib.model.attention import merge_heads, split_heads
     from geron_lib.model.encoder import position_ids
-    from geron_lib.model.layers import ACTIVATIONS, layer_norm, rows, softmax
+    from geron_lib.model.layers import ACTIVATIONS, by_blocks, layer_norm, rows, softmax
 
     c, w = encoder.config, encoder.embeddings
     eps, act = c.layer_norm_eps, ACTIVATIONS[c.hidden_act][0]
@@ -68,7 +72,8 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
         with t(f"{name} (matmul)", matmul_flops(x2, W)):
             y = (x2 @ W).reshape(*x.shape[:-1], -1)
         with t("bias adds (every linear)"):
-            return y + b
+            y += b
+        return y
 
     with t("embedding: gathers and sums"):
         positions = position_ids(ids, c)
@@ -104,7 +109,7 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
             x = layer_norm(s, attention["ln_gain"], attention["ln_bias"], eps)
         u = linear("x W_1", x, ffn["W_1"], ffn["b_1"])
         with t(f"activation ({c.hidden_act})"):
-            g = act(u)
+            g = by_blocks(act, u)
         f = linear("act W_2", g, ffn["W_2"], ffn["b_2"])
         with t("residual adds"):
             s = x + f
@@ -120,7 +125,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--preset", default="albert-base-v2")
+    parser.add_argument("--cpu", action="store_true", help="CPU time of this process (with --threads 1)")
     args = parser.parse_args()
+    if args.cpu and args.threads != 1:
+        parser.error("--cpu measures one thread's work: pass --threads 1")
+    clock = time.process_time if args.cpu else time.perf_counter
     set_threads(args.threads)
     import numpy as np
 
@@ -141,7 +150,7 @@ def main() -> None:
     def library():
         return encoder.forward(ids, types, mask)[-1]
 
-    hidden, _ = traced_forward(encoder, ids, types, mask, OpTimer())  # warm-up
+    hidden, _ = traced_forward(encoder, ids, types, mask, OpTimer(clock))  # warm-up
     if not np.array_equal(hidden, library()):
         raise SystemExit("the op-by-op forward no longer computes the library's forward: update it")
     per_op, whole, sgemm = defaultdict(list), [], []
@@ -149,30 +158,32 @@ def main() -> None:
     for r in range(args.rounds):
         steps = ("ops", "library", "sgemm") if r % 2 == 0 else ("sgemm", "library", "ops")
         for step in steps:
-            start = time.perf_counter()
+            start = clock()
             if step == "ops":
-                timer = OpTimer()
+                timer = OpTimer(clock)
                 traced_forward(encoder, ids, types, mask, timer)
                 for name, s in timer.seconds.items():
                     per_op[name].append(s)
             elif step == "library":
                 library()
-                whole.append(time.perf_counter() - start)
+                whole.append(clock() - start)
             else:
                 _ = a @ b
-                sgemm.append(time.perf_counter() - start)
+                sgemm.append(clock() - start)
     rate = 2 * N_SGEMM**3 / float(np.median(sgemm))  # FLOP/s
     med = {name: float(np.median(s)) for name, s in per_op.items()}
     total = sum(med.values())
     print(f"numpy {np.__version__}; threads {args.threads}; {args.preset}, float32, B = {B}, T = {T}, "
-          f"padded rows; medians of {args.rounds} interleaved rounds (wall clock)")
+          f"padded rows; medians of {args.rounds} interleaved rounds ({'CPU' if args.cpu else 'wall-clock'} "
+          "time)")
     print(f"numpy sgemm {N_SGEMM} x {N_SGEMM}: {rate / 1e9:.1f} GFLOP/s")
     print(f"{'op':<30}{'calls':>6}{'ms':>9}{'share':>8}{'GFLOP':>8}{'ms at sgemm':>13}{'x sgemm':>9}")
     for name in sorted(med, key=med.get, reverse=True):
         flops = timer.flops[name]
         ideal = f"{flops / rate * 1e3:>13.1f}{med[name] / (flops / rate):>9.2f}" if flops else ""
         gflop = f"{flops / 1e9:>8.2f}" if flops else f"{'':>8}"
-        print(f"{name:<30}{timer.calls[name]:>6}{med[name] * 1e3:>9.1f}{med[name] / total:>8.1%}{gflop}{ideal}")
+        share = med[name] / total
+        print(f"{name:<30}{timer.calls[name]:>6}{med[name] * 1e3:>9.1f}{share:>8.1%}{gflop}{ideal}")
     flops = sum(timer.flops.values())
     matmul = sum(med[n] for n in med if timer.flops[n])
     print(f"{'sum of the ops':<36}{total * 1e3:>9.1f}{'':>8}{flops / 1e9:>8.2f}{flops / rate * 1e3:>13.1f}"
