@@ -60,7 +60,7 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
     """The library's forward (embed, block_forward with concat attention, the pooler), op by op."""
     import numpy as np
 
-    from geron_lib.model.attention import merge_heads, split_heads
+    from geron_lib.model.attention import concat_heads, split_heads
     from geron_lib.model.encoder import position_ids
     from geron_lib.model.layers import ACTIVATIONS, by_blocks, layer_norm, rows, softmax
 
@@ -98,10 +98,8 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
             scores += mask
         with t("softmax"):
             A = softmax(scores)
-        with t("A V", matmul_flops(A, v)):
-            av = A @ v
-        with t("merge heads"):
-            heads = merge_heads(av)
+        with t("A V, into concatenated heads", matmul_flops(A, v)):
+            heads = concat_heads(A, v)
         a = linear("heads W_O", heads, attention["W_O"], attention["b_O"])
         with t("residual adds"):
             s = x + a

@@ -13,12 +13,25 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.sparse import csr_matrix
 from scipy.special import erf
 
 
 def rows(a: np.ndarray) -> np.ndarray:
     """(..., n) -> (N, n): every leading axis folded into rows."""
     return a.reshape(-1, a.shape[-1])
+
+
+def scatter_add_rows(table: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """table[index_n] += values_n for every n, repeated rows summed: table (V, E), values (..., E).
+
+    One sparse matrix product (the rows used x the positions, a 1 where a position uses a row), several
+    times faster than ``np.add.at``.
+    """
+    used, which = np.unique(index, return_inverse=True)
+    uses = csr_matrix((np.ones(index.size, values.dtype), (which.ravel(), np.arange(index.size))),
+                      shape=(used.size, index.size))
+    table[used] += uses @ rows(values)
 
 
 def sub_cache(cache: dict | None, key) -> dict | None:
