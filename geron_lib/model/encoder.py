@@ -46,9 +46,10 @@ def block_backward(dy, cache, attention, ffn, g_attention, g_ffn, config: Encode
     """
     attend_backward = ATTENTION_FORMS[config.attention][1]
     d = layer_norm_backward(dy, cache["ln_ffn"], g_ffn.get("ln_gain"), g_ffn.get("ln_bias"))
-    d = d + feed_forward_backward(d, cache["ffn"], ffn, g_ffn, config.hidden_act)
+    d += feed_forward_backward(d, cache["ffn"], ffn, g_ffn, config.hidden_act)
     d = layer_norm_backward(d, cache["ln_attention"], g_attention.get("ln_gain"), g_attention.get("ln_bias"))
-    return d + attend_backward(d, cache["attention"], attention, g_attention)
+    d += attend_backward(d, cache["attention"], attention, g_attention)
+    return d
 
 
 def position_ids(ids: np.ndarray, config: EncoderConfig) -> np.ndarray:
