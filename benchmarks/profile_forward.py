@@ -62,7 +62,8 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
 
     from geron_lib.model.attention import concat_heads, split_heads
     from geron_lib.model.encoder import position_ids
-    from geron_lib.model.layers import ACTIVATIONS, by_blocks, layer_norm, rows, softmax
+    from geron_lib.model.layers import ACTIVATIONS, layer_norm, rows, softmax
+    from geron_lib.model.threads import by_blocks, matmul
 
     c, w = encoder.config, encoder.embeddings
     eps, act = c.layer_norm_eps, ACTIVATIONS[c.hidden_act][0]
@@ -91,7 +92,7 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
             q, k, v = (split_heads(a, c.num_attention_heads) for a in (q, k, v))
         kT = k.swapaxes(-1, -2)
         with t("Q K^T", matmul_flops(q, kT)):
-            scores = q @ kT
+            scores = matmul(q, kT)
         with t("scale 1 / sqrt(d_head)"):
             scores /= math.sqrt(q.shape[-1])
         with t("mask add"):

@@ -21,6 +21,7 @@ from ..validate import check_bool, check_choice, check_int, check_memory
 from .attention_loops import concat_attention_loop, sum_attention_loop
 from .layers import linear, linear_backward, rows, softmax, softmax_backward
 from .memory import forward_activation_bytes
+from .threads import matmul
 
 
 def split_heads(x: np.ndarray, num_attention_heads: int) -> np.ndarray:
@@ -36,7 +37,7 @@ def concat_heads(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     B, h, T, _ = a.shape
     out = np.empty((B, T, h * b.shape[-1]), np.result_type(a, b))
-    np.matmul(a, b, out=split_heads(out, h))
+    matmul(a, b, out=split_heads(out, h))
     return out
 
 
@@ -54,7 +55,7 @@ def attention_probs(x: np.ndarray, w: dict, num_attention_heads: int, mask=None,
     """
     q = split_heads(linear(x, w["W_Q"], w.get("b_Q")), num_attention_heads)  # (B, h, T, d_head)
     k = split_heads(linear(x, w["W_K"], w.get("b_K")), num_attention_heads)  # (B, h, T, d_head)
-    scores = q @ k.swapaxes(-1, -2)                                           # (B, h, T, T)
+    scores = matmul(q, k.swapaxes(-1, -2))                                    # (B, h, T, T)
     scores /= math.sqrt(q.shape[-1])  # in place: at long T the (B, h, T, T) arrays dominate memory
     if mask is not None:
         scores += mask
@@ -100,7 +101,8 @@ def concat_attention_backward(dy, cache, w, g) -> np.ndarray:
     A, v = cache["A"], cache["v"]
     d_heads = linear_backward(dy, cache["heads"], w["W_O"], g["W_O"], g.get("b_O"))  # (B, T, H)
     dO = split_heads(d_heads, A.shape[1])                                            # (B, h, T, d_head)
-    dA, dv = dO @ v.swapaxes(-1, -2), concat_heads(A.swapaxes(-1, -2), dO)          # (B, h, T, T), (B, T, H)
+    dA = matmul(dO, v.swapaxes(-1, -2))                                              # (B, h, T, T)
+    dv = concat_heads(A.swapaxes(-1, -2), dO)                                        # (B, T, H)
     dx = linear_backward(dv, cache["x"], w["W_V"], g["W_V"], g.get("b_V"))
     dx += attention_probs_backward(dA, cache, w, g)
     return dx

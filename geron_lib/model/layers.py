@@ -16,6 +16,8 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.special import erf
 
+from .threads import by_blocks, matmul
+
 
 def rows(a: np.ndarray) -> np.ndarray:
     """(..., n) -> (N, n): every leading axis folded into rows."""
@@ -42,11 +44,12 @@ def sub_cache(cache: dict | None, key) -> dict | None:
 def linear(x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
     """y = x W + b over the last axis.
 
-    For a matrix W the leading axes of x are folded into rows first: one BLAS product instead of numpy's
-    loop over a stack, which is several times slower.
+    For a matrix W the leading axes of x are folded into rows first: one product (shared between the
+    threads by :func:`~geron_lib.model.threads.matmul`) instead of numpy's loop over a stack, several times
+    slower.
     The bias is added in place, into the product's own fresh array (a second array of y's size costs a pass).
     """
-    y = (rows(x) @ W).reshape(*x.shape[:-1], -1) if W.ndim == 2 else x @ W
+    y = matmul(rows(x), W).reshape(*x.shape[:-1], -1) if W.ndim == 2 else x @ W
     if b is not None:
         y += b
     return y
@@ -55,10 +58,10 @@ def linear(x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndar
 def linear_backward(dy, x, W, gW, gb=None) -> np.ndarray:
     """dW = x^T dy,  db = sum_rows dy,  dx = dy W^T   (for y = x W + b), every product on rows."""
     dy2 = rows(dy)
-    gW += rows(x).T @ dy2
+    gW += matmul(rows(x).T, dy2)
     if gb is not None:
         gb += dy2.sum(axis=0)
-    return (dy2 @ W.T).reshape(*dy.shape[:-1], -1)
+    return matmul(dy2, W.T).reshape(*dy.shape[:-1], -1)
 
 
 def layer_norm(x, gain=None, bias=None, eps: float = 1e-12, cache: dict | None = None) -> np.ndarray:
@@ -224,19 +227,6 @@ def relu_grad(x):
 
 #: ``hidden_act`` name -> (activation, its derivative). The names ``EncoderConfig`` accepts.
 ACTIVATIONS = {"gelu": (gelu, gelu_grad), "gelu_new": (gelu_new, gelu_new_grad), "relu": (relu, relu_grad)}
-
-
-def by_blocks(fn, x: np.ndarray, block: int = 1 << 16) -> np.ndarray:
-    """fn(x) for an elementwise fn, evaluated on consecutive blocks of ``block`` values of a float array.
-
-    The temporaries of a chain of numpy steps then stay in the CPU cache, instead of each step writing a
-    fresh array of x's size to memory (about 2x faster for the GELUs and their derivatives at (B T) x F).
-    """
-    out = np.empty_like(x)
-    flat, flat_out = x.reshape(-1), out.reshape(-1)
-    for start in range(0, flat.size, block):
-        flat_out[start:start + block] = fn(flat[start:start + block])
-    return out
 
 
 def feed_forward(x: np.ndarray, w: dict, act: str, cache: dict | None = None) -> np.ndarray:

@@ -11,6 +11,7 @@ from ..validate import check_int, check_type
 from .config import EncoderConfig
 from .encoder import Encoder
 from .layers import ACTIVATIONS, layer_norm, layer_norm_backward, linear, linear_backward, sub_cache
+from .threads import matmul
 
 #: What happened at each position of a :class:`MaskedBatch`.
 NOT_SELECTED, MASKED, RANDOM, KEPT = 0, 1, 2, 3
@@ -56,9 +57,9 @@ def mlm_head_backward(d_logits, cache, head, word, g_head, g_word, act: str) -> 
 
     Returns dL/d(hidden states at the masked positions). Reads ``cache``: z, "ln", u, hidden.
     """
-    g_word += d_logits.T @ cache["z"]
+    g_word += matmul(d_logits.T, cache["z"])
     g_head["b_out"] += d_logits.sum(axis=0)
-    da = layer_norm_backward(d_logits @ word, cache["ln"], g_head["ln_gain"], g_head["ln_bias"])
+    da = layer_norm_backward(matmul(d_logits, word), cache["ln"], g_head["ln_gain"], g_head["ln_bias"])
     du = ACTIVATIONS[act][1](cache["u"])
     du *= da
     return linear_backward(du, cache["hidden"], head["W"], g_head["W"], g_head["b"])
