@@ -150,7 +150,7 @@ def normal_cdf(x: np.ndarray) -> np.ndarray:
     p *= s
     p /= _polynomial(t, _PHI_Q)
     p += 0.5
-    return p
+    return np.clip(p, 0, 1, out=p)  # rounding must not take the tails past 0 or 1
 
 
 def gelu(x):
