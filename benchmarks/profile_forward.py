@@ -70,11 +70,8 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
 
     def linear(name, x, W, b):
         x2 = rows(x)
-        with t(f"{name} (matmul)", matmul_flops(x2, W)):
-            y = (x2 @ W).reshape(*x.shape[:-1], -1)
-        with t("bias adds (every linear)"):
-            y += b
-        return y
+        with t(f"{name} (+ bias)", matmul_flops(x2, W)):
+            return matmul(x2, W, b).reshape(*x.shape[:-1], -1)
 
     with t("embedding: gathers and sums"):
         positions = position_ids(ids, c)
@@ -98,7 +95,7 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
         with t("mask add"):
             scores += mask
         with t("softmax"):
-            A = softmax(scores)
+            A = by_blocks(softmax, scores)
         with t("A V, into concatenated heads", matmul_flops(A, v)):
             heads = concat_heads(A, v)
         a = linear("heads W_O", heads, attention["W_O"], attention["b_O"])

@@ -21,7 +21,7 @@ from ..validate import check_bool, check_choice, check_int, check_memory
 from .attention_loops import concat_attention_loop, sum_attention_loop
 from .layers import linear, linear_backward, rows, softmax, softmax_backward
 from .memory import forward_activation_bytes
-from .threads import matmul
+from .threads import by_blocks, matmul
 
 
 def split_heads(x: np.ndarray, num_attention_heads: int) -> np.ndarray:
@@ -59,7 +59,7 @@ def attention_probs(x: np.ndarray, w: dict, num_attention_heads: int, mask=None,
     scores /= math.sqrt(q.shape[-1])  # in place: at long T the (B, h, T, T) arrays dominate memory
     if mask is not None:
         scores += mask
-    A = softmax(scores)
+    A = by_blocks(softmax, scores)  # row by row, in blocks shared between the threads
     if cache is not None:
         cache.update(x=x, q=q, k=k, A=A)
     return A

@@ -44,12 +44,13 @@ def sub_cache(cache: dict | None, key) -> dict | None:
 def linear(x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndarray:
     """y = x W + b over the last axis.
 
-    For a matrix W the leading axes of x are folded into rows first: one product (shared between the
-    threads by :func:`~geron_lib.model.threads.matmul`) instead of numpy's loop over a stack, several times
-    slower.
-    The bias is added in place, into the product's own fresh array (a second array of y's size costs a pass).
+    For a matrix W the leading axes of x are folded into rows first: one product instead of numpy's loop over
+    a stack, several times slower. :func:`~geron_lib.model.threads.matmul` shares it between the threads
+    and adds the bias in place, into the product's own fresh array (a second array of y's size costs a pass).
     """
-    y = matmul(rows(x), W).reshape(*x.shape[:-1], -1) if W.ndim == 2 else x @ W
+    if W.ndim == 2:
+        return matmul(rows(x), W, b).reshape(*x.shape[:-1], -1)
+    y = x @ W
     if b is not None:
         y += b
     return y

@@ -44,10 +44,12 @@ def _parts(n_items: int, n: int) -> list[slice]:
     return [slice(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
-def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """out = a @ b, shared out between the threads: a stack by its first axis (a and b of the same leading
-    shape), two matrices by the rows of a or the columns of b, whichever are more.
+def matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None,
+           out: np.ndarray | None = None) -> np.ndarray:
+    """out = a @ b (+ bias), shared out between the threads: a stack by its first axis (a and b of the same
+    leading shape), two matrices by the rows of a or the columns of b, whichever are more.
 
+    Each part adds its share of ``bias`` (broadcast over the rows) while its product is still in cache.
     ``out`` (optional) may be any view of the right shape, such as heads split out of a (B, T, H) array.
     """
     m, k, p = a.shape[-2], a.shape[-1], b.shape[-1]
@@ -55,37 +57,48 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
         out = np.empty(a.shape[:-2] + (m, p), np.result_type(a, b))
     n = blas_threads()
     if n == 1 or math.prod(out.shape[:-2]) * m * k * p < _MIN_MULTIPLY_ADDS:
-        return np.matmul(a, b, out=out)
+        np.matmul(a, b, out=out)
+        if bias is not None:
+            out += bias
+        return out
     if out.ndim > 2:
         def part(s):
             np.matmul(a[s], b[s], out=out[s])
+            if bias is not None:
+                out[s] += bias
         parts = _parts(len(out), min(n, len(out)))
     elif m >= p:
         def part(s):
             np.matmul(a[s], b, out=out[s])
+            if bias is not None:
+                out[s] += bias
         parts = _parts(m, n)
     else:
         def part(s):
             np.matmul(a, b[:, s], out=out[:, s])
+            if bias is not None:
+                out[:, s] += bias[s]
         parts = _parts(p, n)
     _in_parallel(len(parts), part, parts)
     return out
 
 
 def by_blocks(fn, x: np.ndarray, block: int = 1 << 16) -> np.ndarray:
-    """fn(x) for an elementwise fn, evaluated on consecutive blocks of ``block`` values of a float array.
+    """fn(x) for a fn that works row by row (elementwise, or along the last axis only, like softmax), on
+    blocks of whole rows of about ``block`` values.
 
     The temporaries of a chain of numpy steps then stay in the CPU cache, instead of each step writing a
     fresh array of x's size to memory (about 2x faster for the GELUs and their derivatives at (B T) x F);
     the blocks are shared between the threads.
     """
     out = np.empty_like(x)
-    flat, flat_out = x.reshape(-1), out.reshape(-1)
+    x_rows, out_rows = x.reshape(-1, x.shape[-1]), out.reshape(-1, x.shape[-1])
+    step = max(1, block // x.shape[-1])
 
     def one(start):
-        flat_out[start:start + block] = fn(flat[start:start + block])
+        out_rows[start:start + step] = fn(x_rows[start:start + step])
 
-    starts = range(0, flat.size, block)
+    starts = range(0, len(x_rows), step)
     n = min(blas_threads(), len(starts))
     if n == 1:
         for start in starts:

@@ -33,6 +33,13 @@ def test_matmul_is_numpys(threads, shape_a, shape_b):
     assert blas_threads() == threads  # the BLAS limit of each part is undone
 
 
+@pytest.mark.parametrize("shape_a, shape_b", [((300, 64), (64, 50)), ((50, 64), (64, 300)),
+                                              ((3, 64, 32), (3, 32, 64))])
+def test_matmul_adds_the_bias_to_every_row(threads, shape_a, shape_b):
+    a, b, bias = rng.normal(size=shape_a), rng.normal(size=shape_b), rng.normal(size=shape_b[-1])
+    np.testing.assert_allclose(matmul(a, b, bias), a @ b + bias, rtol=1e-13, atol=1e-13)
+
+
 def test_matmul_writes_into_a_strided_view(threads):
     # every head's product written into its columns of one (B, T, H) array
     a, b = rng.normal(size=(2, 4, 80, 80)), rng.normal(size=(2, 4, 80, 16))
@@ -43,8 +50,10 @@ def test_matmul_writes_into_a_strided_view(threads):
 
 
 def test_by_blocks_covers_every_value_in_order(threads):
-    x = rng.normal(size=(7, 1001))  # 7007 values: two full blocks of 3000 and a partial one
+    x = rng.normal(size=(7, 1001))  # blocks of two whole rows (up to 3000 values): 2, 2, 2 and 1 rows
     np.testing.assert_array_equal(by_blocks(lambda b: b * b + 1, x, block=3000), x * x + 1)
+    np.testing.assert_array_equal(by_blocks(lambda b: b / b.sum(-1, keepdims=True), x, block=3000),
+                                  x / x.sum(-1, keepdims=True))  # a row-wise fn sees whole rows
 
 
 def test_every_part_runs_with_blas_on_one_thread():
@@ -56,7 +65,7 @@ def test_every_part_runs_with_blas_on_one_thread():
         return block
 
     with threadpool_limits(limits=2, user_api="blas"):
-        by_blocks(record, np.zeros(10), block=3)
+        by_blocks(record, np.zeros((10, 1)), block=3)
         assert blas_threads() == 2
     assert seen == [1] * 4 and all(n.startswith("geron_lib") for n in names)
 
@@ -66,4 +75,4 @@ def test_an_error_in_a_part_is_raised():
         raise RuntimeError("part failed")
 
     with threadpool_limits(limits=2, user_api="blas"), pytest.raises(RuntimeError, match="part failed"):
-        by_blocks(fail, np.zeros(10), block=3)
+        by_blocks(fail, np.zeros((10, 1)), block=3)
