@@ -1,6 +1,7 @@
 """One float32 MLM training step: geron_lib against PyTorch eager (transformers), side by side in one run.
 
     PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_train_step.py [--threads N] [--rounds R] [--sizes ...]
+                                                                    [--profile]
 
 A step is: forward, backward, gradient clipping to norm 1 and one AdamW update (lr 1e-4, weight decay 0.01
 on matrices and tables only, eps 1e-6), on one batch where about 15 % of the positions are predicted.
@@ -12,6 +13,10 @@ torch model is loaded with geron_lib's), and their first losses are printed side
 both compute the same thing. Both get the same number of threads (BLAS, OpenMP, torch intra-op), set before
 numpy or torch is imported. Prints the median seconds per step of each over interleaved rounds, their
 ranges, and the ratio geron_lib / PyTorch (target <= 1.3). Needs the hf extra.
+
+``--profile`` then profiles geron_lib's step (cProfile over ``--rounds`` steps): for every geron_lib function
+(forward, backward, optimizer), its calls per step and its ms per step, its own and with what it calls
+(CPU time with one thread, wall-clock time otherwise). ``threads.matmul`` holds every matrix product.
 """
 
 from __future__ import annotations
@@ -132,11 +137,30 @@ def steps(config, B: int, T: int, class_name: str):
     return {"geron_lib": geron_step, "pytorch": torch_step}, first, float(batch.selected.mean())
 
 
+def profile(step, rounds: int, clock) -> None:
+    """cProfile over ``rounds`` calls of ``step``: every geron_lib function by its own time per step."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile(clock)
+    profiler.runcall(lambda: [step() for _ in range(rounds)])
+    package = f"{os.sep}geron_lib{os.sep}"
+    # (file, line, name) -> (calls, primitive calls, own seconds, inclusive seconds, callers)
+    ours = {key: v for key, v in pstats.Stats(profiler).stats.items() if package in key[0]}
+    print(f"  {'geron_lib function':<48}{'calls':>7}{'own ms':>9}{'with callees':>14}   (per step)")
+    by_own_time = sorted(ours.items(), key=lambda kv: -kv[1][2])
+    for (file, line, name), (calls, _, own, inclusive, _) in by_own_time[:24]:
+        where = f"{file.split(package)[-1]}:{line} {name}"
+        per_step = f"{calls / rounds:>7.0f}{own / rounds * 1e3:>9.1f}{inclusive / rounds * 1e3:>14.1f}"
+        print(f"  {where:<48}{per_step}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--sizes", nargs="+", choices=tuple(SIZES), default=list(SIZES))
+    parser.add_argument("--profile", action="store_true", help="then profile geron_lib's step")
     args = parser.parse_args()
     set_threads(args.threads)
     import numpy as np
@@ -166,6 +190,9 @@ def main() -> None:
                   f"{max(times[k]) * 1e3:.1f} ms)")
         print(f"  ratio geron_lib / PyTorch = {ratio:.2f}   (target <= 1.3: "
               f"{'meets the target' if ratio <= 1.3 else 'MISSES the target'})")
+        if args.profile:
+            clock = time.process_time if args.threads == 1 else time.perf_counter
+            profile(fns["geron_lib"], args.rounds, clock)
 
 
 if __name__ == "__main__":
