@@ -83,13 +83,14 @@ def matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None,
     return out
 
 
-def by_blocks(fn, x: np.ndarray, block: int = 1 << 16) -> np.ndarray:
+def by_blocks(fn, x: np.ndarray, block: int = 1 << 18) -> np.ndarray:
     """fn(x) for a fn that works row by row (elementwise, or along the last axis only, like softmax), on
-    blocks of whole rows of about ``block`` values.
+    blocks of whole rows of about ``block`` values, shared between the threads.
 
     The temporaries of a chain of numpy steps then stay in the CPU cache, instead of each step writing a
-    fresh array of x's size to memory (about 2x faster for the GELUs and their derivatives at (B T) x F);
-    the blocks are shared between the threads.
+    fresh array of x's size to memory: on one thread the exact GELU and the derivatives take less than half
+    the time at (B T) x F = 2048 x 1024. Smaller blocks would cost the threads more: every numpy call of a
+    block needs the GIL for a moment.
     """
     out = np.empty_like(x)
     x_rows, out_rows = x.reshape(-1, x.shape[-1]), out.reshape(-1, x.shape[-1])
