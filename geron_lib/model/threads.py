@@ -46,8 +46,9 @@ def _parts(n_items: int, n: int) -> list[slice]:
 
 def matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None,
            out: np.ndarray | None = None) -> np.ndarray:
-    """out = a @ b (+ bias), shared out between the threads: a stack by its first axis (a and b of the same
-    leading shape), two matrices by the rows of a or the columns of b, whichever are more.
+    """out = a @ b (+ bias), shared out between the threads: a stack (a and b of the same leading shape) by
+    its first axis with a matrix for every thread, two matrices by the rows of a or the columns of b,
+    whichever are more.
 
     Each part adds its share of ``bias`` (broadcast over the rows) while its product is still in cache.
     ``out`` (optional) may be any view of the right shape, such as heads split out of a (B, T, H) array.
@@ -56,17 +57,19 @@ def matmul(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None,
     if out is None:
         out = np.empty(a.shape[:-2] + (m, p), np.result_type(a, b))
     n = blas_threads()
-    if n == 1 or math.prod(out.shape[:-2]) * m * k * p < _MIN_MULTIPLY_ADDS:
+    axis = next((i for i, size in enumerate(out.shape[:-2]) if size >= n), None) if out.ndim > 2 else -1
+    if n == 1 or axis is None or math.prod(out.shape[:-2]) * m * k * p < _MIN_MULTIPLY_ADDS:
         np.matmul(a, b, out=out)
         if bias is not None:
             out += bias
         return out
     if out.ndim > 2:
         def part(s):
-            np.matmul(a[s], b[s], out=out[s])
+            at = (slice(None),) * axis + (s,)
+            np.matmul(a[at], b[at], out=out[at])
             if bias is not None:
-                out[s] += bias
-        parts = _parts(len(out), min(n, len(out)))
+                out[at] += bias
+        parts = _parts(out.shape[axis], n)
     elif m >= p:
         def part(s):
             np.matmul(a[s], b, out=out[s])
@@ -92,7 +95,7 @@ def by_blocks(fn, x: np.ndarray, block: int = 1 << 18) -> np.ndarray:
     the time at (B T) x F = 2048 x 1024. Smaller blocks would cost the threads more: every numpy call of a
     block needs the GIL for a moment.
     """
-    out = np.empty_like(x)
+    out = np.empty(x.shape, x.dtype)  # C order, so that its rows are a view
     x_rows, out_rows = x.reshape(-1, x.shape[-1]), out.reshape(-1, x.shape[-1])
     step = max(1, block // x.shape[-1])
 

@@ -21,6 +21,7 @@ def threads(request):
 
 @pytest.mark.parametrize("shape_a, shape_b", [
     ((3, 4, 64, 32), (3, 4, 32, 64)),  # a stack: split by its first axis
+    ((1, 4, 64, 32), (1, 4, 32, 64)),  # one batch row: split by heads
     ((300, 64), (64, 50)),             # more rows than columns: split by rows
     ((50, 64), (64, 300)),             # more columns: split by columns
     ((2, 3), (3, 4)),                  # too small to split
@@ -52,6 +53,7 @@ def test_matmul_writes_into_a_strided_view(threads):
 def test_by_blocks_covers_every_value_in_order(threads):
     x = rng.normal(size=(7, 1001))  # blocks of two whole rows (up to 3000 values): 2, 2, 2 and 1 rows
     np.testing.assert_array_equal(by_blocks(lambda b: b * b + 1, x, block=3000), x * x + 1)
+    np.testing.assert_array_equal(by_blocks(lambda b: b * b + 1, x.T, block=3000), x.T * x.T + 1)  # a view
     np.testing.assert_array_equal(by_blocks(lambda b: b / b.sum(-1, keepdims=True), x, block=3000),
                                   x / x.sum(-1, keepdims=True))  # a row-wise fn sees whole rows
 
