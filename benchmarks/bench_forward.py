@@ -41,13 +41,13 @@ def build(length: int):
     """The transformers model (random, seeded), the geron_lib encoder with its weights, and one batch."""
     import numpy as np
 
+    from geron_lib.interop.hf_weights import encoder_from_hf
     from geron_lib.interop.torch_models import hf_model, numpy_state_dict, random_batch
     from geron_lib.model.config import PRESETS
-    from geron_lib.model.encoder import Encoder
 
     config = PRESETS[PRESET]
     model = hf_model(config, head="pooler", seed=0)
-    encoder = Encoder.from_hf_state_dict(config, numpy_state_dict(model), dtype=np.float32)
+    encoder = encoder_from_hf(config, numpy_state_dict(model), dtype=np.float32)
     return config, model, encoder, random_batch(config, B, length, seed=0)
 
 

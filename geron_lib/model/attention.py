@@ -21,6 +21,7 @@ from ..validate import check_bool, check_choice, check_int, check_memory
 from .attention_loops import concat_attention_loop, sum_attention_loop
 from .layers import linear, linear_backward, rows, softmax, softmax_backward
 from .memory import forward_activation_bytes
+from .threads import by_blocks, matmul
 
 
 def split_heads(x: np.ndarray, num_attention_heads: int) -> np.ndarray:
@@ -29,10 +30,15 @@ def split_heads(x: np.ndarray, num_attention_heads: int) -> np.ndarray:
     return x.reshape(B, T, num_attention_heads, H // num_attention_heads).transpose(0, 2, 1, 3)
 
 
-def merge_heads(x: np.ndarray) -> np.ndarray:
-    """(B, h, T, d_head) -> (B, T, H): the heads concatenated in order."""
-    B, h, T, d_head = x.shape
-    return x.transpose(0, 2, 1, 3).reshape(B, T, h * d_head)
+def concat_heads(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """concat(a_1 b_1, ..., a_h b_h): (B, h, T, .) @ (B, h, ., d_head) -> (B, T, H), the heads in order.
+
+    Each head's product is written straight into its d_head columns: no (B, h, T, d_head) array to copy.
+    """
+    B, h, T, _ = a.shape
+    out = np.empty((B, T, h * b.shape[-1]), np.result_type(a, b))
+    matmul(a, b, out=split_heads(out, h))
+    return out
 
 
 def additive_mask(attention_mask: np.ndarray, dtype) -> np.ndarray:
@@ -49,11 +55,11 @@ def attention_probs(x: np.ndarray, w: dict, num_attention_heads: int, mask=None,
     """
     q = split_heads(linear(x, w["W_Q"], w.get("b_Q")), num_attention_heads)  # (B, h, T, d_head)
     k = split_heads(linear(x, w["W_K"], w.get("b_K")), num_attention_heads)  # (B, h, T, d_head)
-    scores = q @ k.swapaxes(-1, -2)                                           # (B, h, T, T)
+    scores = matmul(q, k.swapaxes(-1, -2))                                    # (B, h, T, T)
     scores /= math.sqrt(q.shape[-1])  # in place: at long T the (B, h, T, T) arrays dominate memory
     if mask is not None:
         scores += mask
-    A = softmax(scores)
+    A = by_blocks(softmax, scores)  # row by row, in blocks shared between the threads
     if cache is not None:
         cache.update(x=x, q=q, k=k, A=A)
     return A
@@ -65,10 +71,12 @@ def attention_probs_backward(dA, cache, w, g) -> np.ndarray:
     Reads ``cache``: x, q, k, A (written by :func:`attention_probs`).
     """
     q, k, x = cache["q"], cache["k"], cache["x"]
-    dS = softmax_backward(dA, cache["A"]) / math.sqrt(q.shape[-1])  # (B, h, T, T)
-    dq, dk = dS @ k, dS.swapaxes(-1, -2) @ q                        # (B, h, T, d_head)
-    dx = linear_backward(merge_heads(dq), x, w["W_Q"], g["W_Q"], g.get("b_Q"))
-    return dx + linear_backward(merge_heads(dk), x, w["W_K"], g["W_K"], g.get("b_K"))
+    dS = softmax_backward(dA, cache["A"])                            # (B, h, T, T)
+    dS /= math.sqrt(q.shape[-1])
+    dq, dk = concat_heads(dS, k), concat_heads(dS.swapaxes(-1, -2), q)  # (B, T, H)
+    dx = linear_backward(dq, x, w["W_Q"], g["W_Q"], g.get("b_Q"))
+    dx += linear_backward(dk, x, w["W_K"], g["W_K"], g.get("b_K"))
+    return dx
 
 
 def concat_attention(x: np.ndarray, w: dict, num_attention_heads: int, mask=None,
@@ -79,7 +87,7 @@ def concat_attention(x: np.ndarray, w: dict, num_attention_heads: int, mask=None
     """
     A = attention_probs(x, w, num_attention_heads, mask, cache)              # (B, h, T, T)
     v = split_heads(linear(x, w["W_V"], w.get("b_V")), num_attention_heads)  # (B, h, T, d_head)
-    heads = merge_heads(A @ v)                                               # (B, T, H)
+    heads = concat_heads(A, v)                                               # (B, T, H)
     if cache is not None:
         cache.update(v=v, heads=heads)
     return linear(heads, w["W_O"], w.get("b_O"))                             # (B, T, H)
@@ -93,9 +101,11 @@ def concat_attention_backward(dy, cache, w, g) -> np.ndarray:
     A, v = cache["A"], cache["v"]
     d_heads = linear_backward(dy, cache["heads"], w["W_O"], g["W_O"], g.get("b_O"))  # (B, T, H)
     dO = split_heads(d_heads, A.shape[1])                                            # (B, h, T, d_head)
-    dA, dv = dO @ v.swapaxes(-1, -2), A.swapaxes(-1, -2) @ dO
-    dx = linear_backward(merge_heads(dv), cache["x"], w["W_V"], g["W_V"], g.get("b_V"))
-    return dx + attention_probs_backward(dA, cache, w, g)
+    dA = matmul(dO, v.swapaxes(-1, -2))                                              # (B, h, T, T)
+    dv = concat_heads(A.swapaxes(-1, -2), dO)                                        # (B, T, H)
+    dx = linear_backward(dv, cache["x"], w["W_V"], g["W_V"], g.get("b_V"))
+    dx += attention_probs_backward(dA, cache, w, g)
+    return dx
 
 
 def sum_attention(x: np.ndarray, w: dict, num_attention_heads: int, mask=None,

@@ -17,6 +17,7 @@ from .layers import (
     linear,
     linear_backward,
     rows,
+    scatter_add_rows,
     sub_cache,
 )
 from .memory import forward_activation_bytes
@@ -45,9 +46,10 @@ def block_backward(dy, cache, attention, ffn, g_attention, g_ffn, config: Encode
     """
     attend_backward = ATTENTION_FORMS[config.attention][1]
     d = layer_norm_backward(dy, cache["ln_ffn"], g_ffn.get("ln_gain"), g_ffn.get("ln_bias"))
-    d = d + feed_forward_backward(d, cache["ffn"], ffn, g_ffn, config.hidden_act)
+    d += feed_forward_backward(d, cache["ffn"], ffn, g_ffn, config.hidden_act)
     d = layer_norm_backward(d, cache["ln_attention"], g_attention.get("ln_gain"), g_attention.get("ln_bias"))
-    return d + attend_backward(d, cache["attention"], attention, g_attention)
+    d += attend_backward(d, cache["attention"], attention, g_attention)
+    return d
 
 
 def position_ids(ids: np.ndarray, config: EncoderConfig) -> np.ndarray:
@@ -93,14 +95,14 @@ def embed_backward(dy, cache, w, g) -> None:
     if "W_P" in w:
         dy = linear_backward(dy, cache["x_E"], w["W_P"], g["W_P"], g["b_P"])
     de = layer_norm_backward(dy, cache["ln"], g["ln_gain"], g["ln_bias"])  # (B, T, E)
-    np.add.at(g["word"], cache["ids"], de)
-    np.add.at(g["position"], cache["positions"], de)
+    scatter_add_rows(g["word"], cache["ids"], de)
+    scatter_add_rows(g["position"], cache["positions"], de)
     if "token_type" in w:
         types = cache["token_type_ids"]
         if types is None:
             g["token_type"][0] += rows(de).sum(axis=0)
         else:
-            np.add.at(g["token_type"], types, de)
+            scatter_add_rows(g["token_type"], types, de)
 
 
 class Encoder:

@@ -11,6 +11,7 @@ from ..validate import check_int, check_type
 from .config import EncoderConfig
 from .encoder import Encoder
 from .layers import ACTIVATIONS, layer_norm, layer_norm_backward, linear, linear_backward, sub_cache
+from .threads import matmul
 
 #: What happened at each position of a :class:`MaskedBatch`.
 NOT_SELECTED, MASKED, RANDOM, KEPT = 0, 1, 2, 3
@@ -56,25 +57,34 @@ def mlm_head_backward(d_logits, cache, head, word, g_head, g_word, act: str) -> 
 
     Returns dL/d(hidden states at the masked positions). Reads ``cache``: z, "ln", u, hidden.
     """
-    g_word += d_logits.T @ cache["z"]
+    g_word += matmul(d_logits.T, cache["z"])
     g_head["b_out"] += d_logits.sum(axis=0)
-    da = layer_norm_backward(d_logits @ word, cache["ln"], g_head["ln_gain"], g_head["ln_bias"])
-    du = da * ACTIVATIONS[act][1](cache["u"])
+    da = layer_norm_backward(matmul(d_logits, word), cache["ln"], g_head["ln_gain"], g_head["ln_bias"])
+    du = ACTIVATIONS[act][1](cache["u"])
+    du *= da
     return linear_backward(du, cache["hidden"], head["W"], g_head["W"], g_head["b"])
 
 
 def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
-    """loss = mean_n -log softmax(z_n)[y_n]; returns the loss and the probabilities its backward reads."""
-    shifted = logits - logits.max(axis=-1, keepdims=True)
-    log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))  # log softmax, without overflow
-    return float(-log_p[np.arange(len(targets)), targets].mean()), np.exp(log_p)
+    """loss = mean_n -log softmax(z_n)[y_n]; returns the loss and the probabilities its backward reads.
+
+    With s = z - max z (no overflow): -log softmax(z)[y] = log sum_j exp(s_j) - s_y, and one array of
+    z's size, turned into the probabilities in place.
+    """
+    probs = logits - logits.max(axis=-1, keepdims=True)
+    target = probs[np.arange(len(targets)), targets]
+    np.exp(probs, out=probs)
+    total = probs.sum(axis=-1)
+    probs /= total[:, None]
+    return float((np.log(total) - target).mean()), probs
 
 
 def cross_entropy_backward(probs: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """dz_n = (softmax(z_n) - onehot(y_n)) / N."""
     dz = probs.copy()
     dz[np.arange(len(targets)), targets] -= 1
-    return dz / len(targets)
+    dz /= len(targets)
+    return dz
 
 
 class MaskedLM:

@@ -31,7 +31,7 @@ def clip_grad_norm(grads: dict[str, np.ndarray], max_norm: float) -> float:
 
     Scales the gradients in place; returns the norm before clipping.
     """
-    norm = math.sqrt(sum(float((g * g).sum()) for g in grads.values()))
+    norm = math.sqrt(sum(float(np.vdot(g, g)) for g in grads.values()))  # dot products: no g^2 arrays
     if norm > max_norm:
         for g in grads.values():
             g *= max_norm / norm
@@ -58,18 +58,28 @@ class AdamW:
         """m <- b1 m + (1 - b1) g,  v <- b2 v + (1 - b2) g^2,
         theta <- theta - lr (m^ / (sqrt(v^) + eps) + wd theta),  m^ = m / (1 - b1^t),  v^ = v / (1 - b2^t).
 
-        The hatted moments undo their start at zero; the decay wd applies to matrices only.
+        The hatted moments undo their start at zero; the decay wd applies to matrices only. In place, with one
+        scratch array s per parameter and the corrections as scalars (c1 = 1 - b1^t, c2 = 1 - b2^t):
+        lr m^ / (sqrt(v^) + eps) = (lr sqrt(c2) / c1) m / (sqrt(v) + eps sqrt(c2)).
         """
         self.t += 1
+        c1, c2 = 1 - self.beta1**self.t, 1 - self.beta2**self.t
         for k, p in self.params.items():
             g, m, v = grads[k], self.m[k], self.v[k]
-            m += (1 - self.beta1) * (g - m)
-            v += (1 - self.beta2) * (g * g - v)
-            m_hat, v_hat = m / (1 - self.beta1**self.t), v / (1 - self.beta2**self.t)
-            update = m_hat / (np.sqrt(v_hat) + self.eps)
+            s = g * (1 - self.beta1)
+            m *= self.beta1
+            m += s
+            np.multiply(g, g, out=s)
+            s *= 1 - self.beta2
+            v *= self.beta2
+            v += s
+            np.sqrt(v, out=s)
+            s += self.eps * math.sqrt(c2)
+            np.divide(m, s, out=s)
+            s *= lr * math.sqrt(c2) / c1  # lr m^ / (sqrt(v^) + eps)
             if p.ndim >= 2:
-                update += self.weight_decay * p
-            p -= lr * update
+                p *= 1 - lr * self.weight_decay
+            p -= s
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,26 @@ def test_adamw_first_step_and_decoupled_decay():
         np.testing.assert_allclose(params[k], expected, rtol=1e-12)
 
 
+def test_adamw_matches_torch_over_several_steps():
+    # decay on matrices only, as the two parameter groups of the PyTorch side say; gradients near eps
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    params = {"W": rng.normal(size=(3, 4)), "b": rng.normal(size=4)}
+    theirs = {k: torch.tensor(v, requires_grad=True) for k, v in params.items()}
+    ours = AdamW({k: v.copy() for k, v in params.items()}, betas=(0.8, 0.95), eps=1e-6, weight_decay=0.1)
+    optimizer = torch.optim.AdamW([{"params": [theirs["W"]], "weight_decay": 0.1},
+                                   {"params": [theirs["b"]], "weight_decay": 0.0}],
+                                  lr=0.01, betas=(0.8, 0.95), eps=1e-6)
+    for _ in range(5):
+        grads = {k: rng.normal(size=v.shape) * 1e-6 for k, v in params.items()}  # eps matters
+        ours.step(grads, lr=0.01)
+        for k, p in theirs.items():
+            p.grad = torch.tensor(grads[k])
+        optimizer.step()
+    for k in params:
+        np.testing.assert_allclose(ours.params[k], theirs[k].detach().numpy(), rtol=1e-12, atol=1e-14)
+
+
 def test_clip_grad_norm_scales_to_the_limit_only_when_above():
     grads = {"a": np.array([3.0]), "b": np.array([[4.0]])}
     assert clip_grad_norm(grads, 1.0) == pytest.approx(5.0)

@@ -1,0 +1,199 @@
+"""One float32 MLM training step: geron_lib against PyTorch eager (transformers), side by side in one run.
+
+    PYTHONPATH=$PWD .venv/bin/python benchmarks/bench_train_step.py [--threads N] [--rounds R] [--sizes ...]
+                                                                    [--profile]
+
+A step is: forward, backward, gradient clipping to norm 1 and one AdamW update (lr 1e-4, weight decay 0.01
+on matrices and tables only, eps 1e-6), on one batch where about 15 % of the positions are predicted.
+geron_lib: ``MaskedLM.loss_and_grads``, ``clip_grad_norm`` and ``AdamW.step`` from
+``geron_lib.pretraining.train``. PyTorch: transformers' ``BertForMaskedLM`` (``AlbertForMaskedLM`` for the
+shared, factorised size), dropout 0 (geron_lib has none), ``loss.backward()``,
+``torch.nn.utils.clip_grad_norm_`` and ``torch.optim.AdamW``. Both models start from the same weights (the
+torch model is loaded with geron_lib's), and their first losses are printed side by side as a check that
+both compute the same thing. Both get the same number of threads (BLAS, OpenMP, torch intra-op), set before
+numpy or torch is imported. Prints the median seconds per step of each over interleaved rounds, their
+ranges, and the ratio geron_lib / PyTorch (target <= 1.3). Needs the hf extra.
+
+``--profile`` then profiles geron_lib's step (cProfile over ``--rounds`` steps): for every geron_lib function
+(forward, backward, optimizer), its calls per step and its ms per step, its own and with what it calls
+(CPU time with one thread, wall-clock time otherwise). ``threads.matmul`` holds every matrix product.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+#: name -> (EncoderConfig fields, B, T, transformers class)
+SIZES = {
+    "a": (dict(vocab_size=5000, hidden_size=256, num_hidden_layers=4, num_attention_heads=4,
+               intermediate_size=1024), 16, 128, "BertForMaskedLM"),
+    # the trade-off experiment's sizes: not shared with E = H, and ALBERT all shared with E = 32
+    "b-none": (dict(vocab_size=4000, hidden_size=128, num_hidden_layers=4, num_attention_heads=4,
+                    intermediate_size=512, hidden_act="gelu_new", max_position_embeddings=64,
+                    type_vocab_size=1), 32, 64, "BertForMaskedLM"),
+    "b-all": (dict(vocab_size=4000, embedding_size=32, hidden_size=128, num_hidden_layers=4,
+                   num_attention_heads=4, intermediate_size=512, hidden_act="gelu_new",
+                   max_position_embeddings=64, type_vocab_size=1, model_type="albert", sharing="all"),
+              32, 64, "AlbertForMaskedLM"),
+}
+LR, MAX_NORM, WEIGHT_DECAY, EPS, MASK_PROB = 1e-4, 1.0, 0.01, 1e-6, 0.15
+
+
+def set_threads(n: int) -> None:
+    """Before numpy or torch is imported: one thread count for every pool either library may use."""
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = str(n)
+
+
+def masked_batch(config, B: int, T: int):
+    """(B, T) random words, BERT-masked with p = 0.15 (no padding: full rows, as packed text gives)."""
+    import numpy as np
+
+    from geron_lib.pretraining.masking import bert_mask
+    from geron_lib.pretraining.tokenizer import WordTokenizer
+
+    tokenizer = WordTokenizer([f"w{i}" for i in range(config.vocab_size - 5)])
+    assert tokenizer.vocab_size == config.vocab_size
+    ids = np.random.default_rng(0).integers(len(tokenizer.special_ids), config.vocab_size, (B, T))
+    return bert_mask(ids, tokenizer, mask_prob=MASK_PROB, rng=1)
+
+
+def head_names(config) -> dict[str, str]:
+    """The MLM head's arrays by transformers' names (the decoder is tied to the word embeddings)."""
+    if config.model_type == "albert":
+        return {"W": "predictions.dense.weight", "b": "predictions.dense.bias",
+                "ln_gain": "predictions.LayerNorm.weight", "ln_bias": "predictions.LayerNorm.bias",
+                "b_out": "predictions.bias"}
+    return {"W": "cls.predictions.transform.dense.weight", "b": "cls.predictions.transform.dense.bias",
+            "ln_gain": "cls.predictions.transform.LayerNorm.weight",
+            "ln_bias": "cls.predictions.transform.LayerNorm.bias", "b_out": "cls.predictions.bias"}
+
+
+def torch_model(ours, class_name: str):
+    """transformers' MLM model of the same config, dropout 0, holding geron_lib's weights."""
+    import torch
+    import transformers
+
+    from geron_lib.interop.hf_config import config_to_hf
+    from geron_lib.interop.hf_weights import hf_state_dict
+
+    config = ours.config
+    prefix = "albert" if config.model_type == "albert" else "bert"
+    hf = getattr(transformers, f"{prefix.capitalize()}Config")(
+        **config_to_hf(config), hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    model = getattr(transformers, class_name)(hf).train()
+    state = {f"{prefix}.{k}": v for k, v in hf_state_dict(ours.encoder).items()}
+    state |= {theirs: ours.head[k].T if k == "W" else ours.head[k]
+              for k, theirs in head_names(config).items()}
+    missing, unexpected = model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in state.items()},
+                                                strict=False)
+    tied = {k for k in missing if k.endswith(("decoder.weight", "decoder.bias"))}
+    if unexpected or set(missing) - tied:
+        raise SystemExit(f"weights do not match: missing {sorted(set(missing) - tied)}, "
+                         f"unexpected {unexpected}")
+    if model.get_output_embeddings().weight.data_ptr() != model.get_input_embeddings().weight.data_ptr():
+        raise SystemExit("the decoder is not tied to the word embeddings")
+    return model
+
+
+def steps(config, B: int, T: int, class_name: str):
+    """The two training steps, ready to time, and their losses on the first batch (same weights)."""
+    import numpy as np
+    import torch
+
+    from geron_lib.model.mlm import MaskedLM
+    from geron_lib.pretraining.train import AdamW, clip_grad_norm
+
+    batch = masked_batch(config, B, T)
+    ours = MaskedLM(config, seed=0, dtype=np.float32)
+    theirs = torch_model(ours, class_name)
+    optimizer = AdamW(ours.parameters(), eps=EPS, weight_decay=WEIGHT_DECAY)
+    decay = [p for p in theirs.parameters() if p.ndim >= 2]
+    no_decay = [p for p in theirs.parameters() if p.ndim < 2]
+    torch_optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
+                                         {"params": no_decay, "weight_decay": 0.0}], lr=LR, eps=EPS)
+    inputs = {"input_ids": torch.from_numpy(batch.input_ids),
+              "attention_mask": torch.from_numpy(batch.attention_mask),
+              "labels": torch.from_numpy(np.where(batch.selected, batch.labels, -100))}
+
+    def geron_step():
+        loss, grads = ours.loss_and_grads(batch)
+        clip_grad_norm(grads, MAX_NORM)
+        optimizer.step(grads, LR)
+        return loss
+
+    def torch_step():
+        torch_optimizer.zero_grad(set_to_none=True)
+        loss = theirs(**inputs).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(theirs.parameters(), MAX_NORM)
+        torch_optimizer.step()
+        return loss.item()
+
+    with torch.no_grad():
+        first = (ours.loss(batch), theirs(**inputs).loss.item())
+    return {"geron_lib": geron_step, "pytorch": torch_step}, first, float(batch.selected.mean())
+
+
+def profile(step, rounds: int, clock) -> None:
+    """cProfile over ``rounds`` calls of ``step``: every geron_lib function by its own time per step."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile(clock)
+    profiler.runcall(lambda: [step() for _ in range(rounds)])
+    package = f"{os.sep}geron_lib{os.sep}"
+    # (file, line, name) -> (calls, primitive calls, own seconds, inclusive seconds, callers)
+    ours = {key: v for key, v in pstats.Stats(profiler).stats.items() if package in key[0]}
+    print(f"  {'geron_lib function':<48}{'calls':>7}{'own ms':>9}{'with callees':>14}   (per step)")
+    by_own_time = sorted(ours.items(), key=lambda kv: -kv[1][2])
+    for (file, line, name), (calls, _, own, inclusive, _) in by_own_time[:24]:
+        where = f"{file.split(package)[-1]}:{line} {name}"
+        per_step = f"{calls / rounds:>7.0f}{own / rounds * 1e3:>9.1f}{inclusive / rounds * 1e3:>14.1f}"
+        print(f"  {where:<48}{per_step}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--sizes", nargs="+", choices=tuple(SIZES), default=list(SIZES))
+    parser.add_argument("--profile", action="store_true", help="then profile geron_lib's step")
+    args = parser.parse_args()
+    set_threads(args.threads)
+    import numpy as np
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from geron_lib.model.config import EncoderConfig
+    from geron_lib.timing import sample_seconds
+
+    print(f"numpy {np.__version__}, torch {torch.__version__}; threads: {args.threads} "
+          f"(torch.get_num_threads() = {torch.get_num_threads()}, OPENBLAS_NUM_THREADS = "
+          f"{os.environ['OPENBLAS_NUM_THREADS']}); float32; {args.rounds} interleaved rounds per size")
+    for name in args.sizes:
+        fields, B, T, class_name = SIZES[name]
+        config = EncoderConfig(**fields)
+        fns, (loss_ours, loss_theirs), share = steps(config, B, T, class_name)
+        times = sample_seconds(fns, repeat=args.rounds, min_seconds=1e-9, clock=time.perf_counter,
+                               alternate=True)
+        med = {k: float(np.median(v)) for k, v in times.items()}
+        ratio = med["geron_lib"] / med["pytorch"]
+        print(f"({name}) {class_name}: V {config.vocab_size}, E {config.E}, H {config.hidden_size}, "
+              f"L {config.num_hidden_layers}, h {config.num_attention_heads}, F {config.intermediate_size}, "
+              f"{config.hidden_act}, sharing {config.sharing}; B {B}, T {T}, {share:.1%} of positions "
+              f"predicted; first loss {loss_ours:.5f} (geron_lib) vs {loss_theirs:.5f} (PyTorch)")
+        for k in ("geron_lib", "pytorch"):
+            print(f"  {k:<10} median {med[k] * 1e3:8.1f} ms   (range {min(times[k]) * 1e3:.1f} .. "
+                  f"{max(times[k]) * 1e3:.1f} ms)")
+        print(f"  ratio geron_lib / PyTorch = {ratio:.2f}   (target <= 1.3: "
+              f"{'meets the target' if ratio <= 1.3 else 'MISSES the target'})")
+        if args.profile:
+            clock = time.process_time if args.threads == 1 else time.perf_counter
+            profile(fns["geron_lib"], args.rounds, clock)
+
+
+if __name__ == "__main__":
+    main()
