@@ -66,56 +66,63 @@ def attention_probs(x: np.ndarray, w: dict, num_attention_heads: int, mask=None,
 
 
 def attention_probs_backward(dA, cache, w, g) -> np.ndarray:
-    """dS_i = softmax'(dA_i) / sqrt(d_head),  dQ_i = dS_i K_i,  dK_i = dS_i^T Q_i: dL/dx via queries and keys.
+    """dS_i = softmax'(dA_i) / sqrt(d_head), dQ_i = dS_i K_i, dK_i = dS_i^T Q_i.
 
-    Reads ``cache``: x, q, k, A (written by :func:`attention_probs`).
+    dL/dx through the queries and the keys. Reads ``cache``: x, q, k, A
+    (written by :func:`attention_probs`).
     """
     q, k, x = cache["q"], cache["k"], cache["x"]
-    dS = softmax_backward(dA, cache["A"])                            # (B, h, T, T)
+    dS = softmax_backward(dA, cache["A"])          # (B, h, T, T)
     dS /= math.sqrt(q.shape[-1])
-    dq, dk = concat_heads(dS, k), concat_heads(dS.swapaxes(-1, -2), q)  # (B, T, H)
+    dq = concat_heads(dS, k)                       # (B, T, H)
+    dk = concat_heads(dS.swapaxes(-1, -2), q)      # (B, T, H)
     dx = linear_backward(dq, x, w["W_Q"], g["W_Q"], g.get("b_Q"))
     dx += linear_backward(dk, x, w["W_K"], g["W_K"], g.get("b_K"))
     return dx
 
 
-def concat_attention(x: np.ndarray, w: dict, num_attention_heads: int, mask=None,
-                     cache: dict | None = None) -> np.ndarray:
-    """MultiHead(X) = concat(A_i X W_V,i) W_O + b_O, all heads in one batched matmul: (B, T, H).
+def concat_attention(x: np.ndarray, w: dict, num_attention_heads: int,
+                     mask=None, cache: dict | None = None) -> np.ndarray:
+    """MultiHead(X) = concat(A_i X W_V,i) W_O + b_O: (B, T, H).
 
-    Writes ``cache``: those of :func:`attention_probs`, v, heads.
+    All heads in one batched product. Writes ``cache``: those of
+    :func:`attention_probs`, v, heads.
     """
-    A = attention_probs(x, w, num_attention_heads, mask, cache)              # (B, h, T, T)
-    v = split_heads(linear(x, w["W_V"], w.get("b_V")), num_attention_heads)  # (B, h, T, d_head)
-    heads = concat_heads(A, v)                                               # (B, T, H)
+    h = num_attention_heads
+    A = attention_probs(x, w, h, mask, cache)            # (B, h, T, T)
+    v = split_heads(linear(x, w["W_V"], w.get("b_V")), h)  # (B, h, T, d_head)
+    heads = concat_heads(A, v)                           # (B, T, H)
     if cache is not None:
         cache.update(v=v, heads=heads)
-    return linear(heads, w["W_O"], w.get("b_O"))                             # (B, T, H)
+    return linear(heads, w["W_O"], w.get("b_O"))         # (B, T, H)
 
 
 def concat_attention_backward(dy, cache, w, g) -> np.ndarray:
-    """dO_i = (dy W_O^T)_i,  dA_i = dO_i V_i^T,  dV_i = A_i^T dO_i   (and dW_O, db_O, dW_V, db_V into g).
+    """dO_i = (dy W_O^T)_i,  dA_i = dO_i V_i^T,  dV_i = A_i^T dO_i.
 
-    Reads ``cache``: A, v, heads, x (written by :func:`concat_attention`).
+    dW_O, db_O, dW_V and db_V are added into g. Reads ``cache``: A, v,
+    heads, x (written by :func:`concat_attention`).
     """
     A, v = cache["A"], cache["v"]
-    d_heads = linear_backward(dy, cache["heads"], w["W_O"], g["W_O"], g.get("b_O"))  # (B, T, H)
-    dO = split_heads(d_heads, A.shape[1])                                            # (B, h, T, d_head)
-    dA = matmul(dO, v.swapaxes(-1, -2))                                              # (B, h, T, T)
-    dv = concat_heads(A.swapaxes(-1, -2), dO)                                        # (B, T, H)
+    d_heads = linear_backward(dy, cache["heads"], w["W_O"], g["W_O"],
+                              g.get("b_O"))          # (B, T, H)
+    dO = split_heads(d_heads, A.shape[1])            # (B, h, T, d_head)
+    dA = matmul(dO, v.swapaxes(-1, -2))              # (B, h, T, T)
+    dv = concat_heads(A.swapaxes(-1, -2), dO)        # (B, T, H)
     dx = linear_backward(dv, cache["x"], w["W_V"], g["W_V"], g.get("b_V"))
     dx += attention_probs_backward(dA, cache, w, g)
     return dx
 
 
-def sum_attention(x: np.ndarray, w: dict, num_attention_heads: int, mask=None,
-                  cache: dict | None = None) -> np.ndarray:
-    """MultiHead(X) = sum_i A_i X W'_V,i + b_O, all heads in one batched matmul; W'_V is (h, H, H).
+def sum_attention(x: np.ndarray, w: dict, num_attention_heads: int,
+                  mask=None, cache: dict | None = None) -> np.ndarray:
+    """MultiHead(X) = sum_i A_i X W'_V,i + b_O, with W'_V of shape (h, H, H).
 
-    Writes ``cache``: those of :func:`attention_probs`, v.
+    All heads in one batched product. Writes ``cache``: those of
+    :func:`attention_probs`, v.
     """
     A = attention_probs(x, w, num_attention_heads, mask, cache)  # (B, h, T, T)
-    v = x[:, None] @ w["W_V"]                                    # (B, h, T, H): every head's full width
+    v = x[:, None] @ w["W_V"]  # (B, h, T, H): every head's values, full width
     if cache is not None:
         cache["v"] = v
     out = (A @ v).sum(axis=1)                                    # (B, T, H)

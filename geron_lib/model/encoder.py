@@ -24,38 +24,48 @@ from .memory import forward_activation_bytes
 from .params import count_parameters, stored_copies
 
 
-def block_forward(x, attention: dict, ffn: dict, config: EncoderConfig, mask=None,
-                  cache: dict | None = None) -> np.ndarray:
-    """X_1 = LN(X + MultiHead(X)),  Y = LN(X_1 + FFN(X_1))   (post-LN, as in BERT and ALBERT).
+def block_forward(x, attention: dict, ffn: dict, config: EncoderConfig,
+                  mask=None, cache: dict | None = None) -> np.ndarray:
+    """X_1 = LN(X + MultiHead(X)),  Y = LN(X_1 + FFN(X_1))   (post-LN).
 
-    One encoder block on (B, T, H); a sublayer without ``ln_gain``/``ln_bias`` gets a plain layer norm.
-    Writes ``cache``: "attention", "ln_attention", "ffn", "ln_ffn", each filled by that step's forward.
+    One encoder block on (B, T, H), as in BERT and ALBERT; a sublayer
+    without ``ln_gain``/``ln_bias`` gets a plain layer norm. Writes
+    ``cache``: "attention", "ln_attention", "ffn", "ln_ffn", each filled by
+    that step's forward.
     """
     eps, attend = config.layer_norm_eps, ATTENTION_FORMS[config.attention][0]
-    a = attend(x, attention, config.num_attention_heads, mask, sub_cache(cache, "attention"))
-    x = layer_norm(x + a, attention.get("ln_gain"), attention.get("ln_bias"), eps,
-                   sub_cache(cache, "ln_attention"))
+    a = attend(x, attention, config.num_attention_heads, mask,
+               sub_cache(cache, "attention"))
+    x = layer_norm(x + a, attention.get("ln_gain"), attention.get("ln_bias"),
+                   eps, sub_cache(cache, "ln_attention"))
     f = feed_forward(x, ffn, config.hidden_act, sub_cache(cache, "ffn"))
-    return layer_norm(x + f, ffn.get("ln_gain"), ffn.get("ln_bias"), eps, sub_cache(cache, "ln_ffn"))
+    return layer_norm(x + f, ffn.get("ln_gain"), ffn.get("ln_bias"), eps,
+                      sub_cache(cache, "ln_ffn"))
 
 
-def block_backward(dy, cache, attention, ffn, g_attention, g_ffn, config: EncoderConfig) -> np.ndarray:
-    """dX_1 = LN'(dY) + FFN'(LN'(dY)),  dX = LN'(dX_1) + MultiHead'(LN'(dX_1)): each residual adds two paths.
+def block_backward(dy, cache, attention, ffn, g_attention, g_ffn,
+                   config: EncoderConfig) -> np.ndarray:
+    """dX_1 = LN'(dY) + FFN'(LN'(dY)),  dX = LN'(dX_1) + MultiHead'(LN'(dX_1)).
 
-    Reads ``cache``: "ln_ffn", "ffn", "ln_attention", "attention" (written by :func:`block_forward`).
+    Each residual adds two paths. Reads ``cache``: "ln_ffn", "ffn",
+    "ln_attention", "attention" (written by :func:`block_forward`).
     """
     attend_backward = ATTENTION_FORMS[config.attention][1]
-    d = layer_norm_backward(dy, cache["ln_ffn"], g_ffn.get("ln_gain"), g_ffn.get("ln_bias"))
-    d += feed_forward_backward(d, cache["ffn"], ffn, g_ffn, config.hidden_act)
-    d = layer_norm_backward(d, cache["ln_attention"], g_attention.get("ln_gain"), g_attention.get("ln_bias"))
-    d += attend_backward(d, cache["attention"], attention, g_attention)
+    g_a, g_f = g_attention, g_ffn
+    d = layer_norm_backward(dy, cache["ln_ffn"], g_f.get("ln_gain"),
+                            g_f.get("ln_bias"))
+    d += feed_forward_backward(d, cache["ffn"], ffn, g_f, config.hidden_act)
+    d = layer_norm_backward(d, cache["ln_attention"], g_a.get("ln_gain"),
+                            g_a.get("ln_bias"))
+    d += attend_backward(d, cache["attention"], attention, g_a)
     return d
 
 
 def position_ids(ids: np.ndarray, config: EncoderConfig) -> np.ndarray:
-    """pos_t = t (BERT, ALBERT);  RoBERTa: pad + (real tokens up to and including t), a padding token's pad.
+    """pos_t = t;  RoBERTa: pos_t = pad + (real tokens up to and including t).
 
-    The position of every token, (B, T); 0, 1, ..., T - 1 unless the model is RoBERTa with a pad id.
+    The position of every token, (B, T): 0, 1, ..., T - 1 (BERT, ALBERT)
+    unless the model is RoBERTa with a pad id; a padding token's is pad.
     """
     pad = config.pad_token_id
     if config.model_type != "roberta" or pad is None:
@@ -88,13 +98,16 @@ def embed(ids: np.ndarray, w: dict, config: EncoderConfig, token_type_ids=None,
 
 
 def embed_backward(dy, cache, w, g) -> None:
-    """dX_E = dX_0 W_P^T,  then every table row adds the LN-backward gradient of each of its uses.
+    """dX_E = dX_0 W_P^T, then every table row adds the gradient of its uses.
 
-    Reads ``cache``: x_E, "ln", ids, positions, token_type_ids (written by :func:`embed`).
+    The gradient of each use is LN-backward's at that position. Reads
+    ``cache``: x_E, "ln", ids, positions, token_type_ids (written by
+    :func:`embed`).
     """
     if "W_P" in w:
         dy = linear_backward(dy, cache["x_E"], w["W_P"], g["W_P"], g["b_P"])
-    de = layer_norm_backward(dy, cache["ln"], g["ln_gain"], g["ln_bias"])  # (B, T, E)
+    de = layer_norm_backward(dy, cache["ln"], g["ln_gain"],
+                             g["ln_bias"])                   # (B, T, E)
     scatter_add_rows(g["word"], cache["ids"], de)
     scatter_add_rows(g["position"], cache["positions"], de)
     if "token_type" in w:
@@ -219,32 +232,40 @@ class Encoder:
         keep = extra.get("attention_mask")
         return ids, extra.get("token_type_ids"), None if keep is None else additive_mask(keep, self.dtype)
 
-    def forward(self, ids, token_type_ids=None, mask=None, cache: dict | None = None,
+    def forward(self, ids, token_type_ids=None, mask=None,
+                cache: dict | None = None,
                 keep_all: bool = False) -> list[np.ndarray]:
-        """X_0 = embed(ids),  X_l = block_l(X_{l-1}) for l = 1 .. L: [X_L], or every X_l with keep_all.
+        """X_0 = embed(ids),  X_l = block_l(X_{l-1}) for l = 1 .. L.
 
-        The kernel behind every public call (their inputs checked once); writes ``cache``: "embed" and l.
+        Returns [X_L], or every X_l with keep_all. The kernel behind every
+        public call (their inputs checked once); writes ``cache``: "embed"
+        and l.
         """
         c = self.config
-        x = embed(ids, self.embeddings, c, token_type_ids, sub_cache(cache, "embed"))
+        x = embed(ids, self.embeddings, c, token_type_ids,
+                  sub_cache(cache, "embed"))
         states = [x]
         for i, (attention, ffn) in enumerate(self.layers):
             x = block_forward(x, attention, ffn, c, mask, sub_cache(cache, i))
             states = states + [x] if keep_all else [x]
         return states
 
-    def backward(self, cache: dict, d_hidden: np.ndarray, grads: dict[str, np.ndarray]) -> None:
-        """dX_{l-1} = block_backward_l(dX_l) for l = L .. 1, then the embeddings': adds into ``grads``.
+    def backward(self, cache: dict, d_hidden: np.ndarray,
+                 grads: dict[str, np.ndarray]) -> None:
+        """dX_{l-1} = block_backward_l(dX_l) for l = L .. 1, then embed'.
 
-        ``grads`` is named as :meth:`parameters`; a shared sublayer sums its gradient over its uses.
-        Reads ``cache``: l and "embed" (written by :meth:`forward`).
+        Adds into ``grads``, named as :meth:`parameters`; a shared sublayer
+        sums its gradient over its uses. Reads ``cache``: l and "embed"
+        (written by :meth:`forward`).
         """
         view = _grad_view(self, grads)
         d = d_hidden
         for i in reversed(range(len(self.layers))):
             attention, ffn = self.layers[i]
-            d = block_backward(d, cache[i], attention, ffn, view(attention), view(ffn), self.config)
-        embed_backward(d, cache["embed"], self.embeddings, view(self.embeddings))
+            d = block_backward(d, cache[i], attention, ffn, view(attention),
+                               view(ffn), self.config)
+        embed = self.embeddings
+        embed_backward(d, cache["embed"], embed, view(embed))
 
     def forward_cached(self, input_ids, token_type_ids=None, attention_mask=None) -> tuple[np.ndarray, dict]:
         """The last hidden states (B, T, H) and the cache that :meth:`backward` reads."""

@@ -65,27 +65,31 @@ def linear_backward(dy, x, W, gW, gb=None) -> np.ndarray:
     return matmul(dy2, W.T).reshape(*dy.shape[:-1], -1)
 
 
-def layer_norm(x, gain=None, bias=None, eps: float = 1e-12, cache: dict | None = None) -> np.ndarray:
-    """LN(x) = gain * (x - mean(x)) / sqrt(var(x) + eps) + bias   (over the last axis, population variance).
+def layer_norm(x, gain=None, bias=None, eps: float = 1e-12,
+               cache: dict | None = None) -> np.ndarray:
+    """LN(x) = gain * (x - mean(x)) / sqrt(var(x) + eps) + bias.
 
-    Writes ``cache``: x_hat = (x - mean(x)) / std, std, gain.
+    Over the last axis, with the population variance. Writes ``cache``:
+    x_hat = (x - mean(x)) / std, std, gain.
     """
     x_hat = x - x.mean(axis=-1, keepdims=True)
-    std = np.sqrt(np.vecdot(x_hat, x_hat)[..., None] / x.shape[-1] + eps)  # row dot products: no x^2 array
-    x_hat /= std                                                             # in place: one array fewer
+    var = np.vecdot(x_hat, x_hat)[..., None] / x.shape[-1]  # no x^2 array
+    std = np.sqrt(var + eps)
+    x_hat /= std                                # in place: one array fewer
     if cache is not None:
         cache.update(x_hat=x_hat, std=std, gain=gain)
-    y = x_hat * (1 if gain is None else gain)  # a fresh array: x_hat stays as cached
+    y = x_hat * (1 if gain is None else gain)   # fresh: x_hat stays cached
     if bias is not None:
         y += bias
     return y
 
 
 def layer_norm_backward(dy, cache, g_gain=None, g_bias=None) -> np.ndarray:
-    """d gain = sum dy x_hat,  d bias = sum dy,  dx = (g - mean g - x_hat mean(g x_hat)) / std,  g = dy gain.
+    """dx = (g - mean(g) - x_hat mean(g x_hat)) / std,  g = dy gain.
 
-    Reads ``cache``: x_hat, std, gain (written by :func:`layer_norm`). Both row means are matrix-vector
-    products with the gain, so g x_hat is never formed.
+    d gain = sum dy x_hat and d bias = sum dy, over the rows. Reads
+    ``cache``: x_hat, std, gain (written by :func:`layer_norm`). Both row
+    means are matrix-vector products with the gain: g x_hat is never formed.
     """
     x_hat, std, gain = cache["x_hat"], cache["std"], cache["gain"]
     n = dy.shape[-1]
@@ -95,10 +99,12 @@ def layer_norm_backward(dy, cache, g_gain=None, g_bias=None) -> np.ndarray:
         g_gain += rows(dy_x_hat).sum(axis=0)
     if g_bias is not None:
         g_bias += rows(dy).sum(axis=0)
-    mean_g, mean_g_x_hat = (dy @ gain)[..., None] / n, (dy_x_hat @ gain)[..., None] / n
+    mean_g = (dy @ gain)[..., None] / n
+    mean_g_x_hat = (dy_x_hat @ gain)[..., None] / n
     dx = dy * gain
     dx -= mean_g
-    dx -= np.multiply(x_hat, mean_g_x_hat, out=dy_x_hat)  # into dy x_hat's array, no longer needed
+    # x_hat mean(g x_hat), written into dy_x_hat's array (no longer needed)
+    dx -= np.multiply(x_hat, mean_g_x_hat, out=dy_x_hat)
     dx /= std
     return dx
 

@@ -40,29 +40,39 @@ class MaskedBatch:
                                                self.attention_mask)))
 
 
-def mlm_logits(hidden, head: dict, word: np.ndarray, act: str, eps: float, cache: dict | None = None):
-    """logits = LN(act(h W + b)) Emb^T + b_out   (dense H -> E, LN over E, decoder tied to Emb: V x E).
+def mlm_logits(hidden, head: dict, word: np.ndarray, act: str, eps: float,
+               cache: dict | None = None):
+    """logits = LN(act(h W + b)) Emb^T + b_out: (N, H) -> (N, V).
 
-    (N, H) hidden states at the masked positions -> (N, V). Writes ``cache``: "ln", hidden, u, z.
+    A dense map H -> E, LN over E, and the decoder tied to Emb (V x E). The
+    rows are the hidden states at the masked positions. Writes ``cache``:
+    "ln", hidden, u, z.
     """
-    u = linear(hidden, head["W"], head["b"])                                                  # (N, E)
-    z = layer_norm(ACTIVATIONS[act][0](u), head["ln_gain"], head["ln_bias"], eps, sub_cache(cache, "ln"))
+    u = linear(hidden, head["W"], head["b"])                     # (N, E)
+    z = layer_norm(ACTIVATIONS[act][0](u), head["ln_gain"], head["ln_bias"],
+                   eps, sub_cache(cache, "ln"))                  # (N, E)
     if cache is not None:
         cache.update(hidden=hidden, u=u, z=z)
-    return linear(z, word.T, head["b_out"])                                                   # (N, V)
+    return linear(z, word.T, head["b_out"])                      # (N, V)
 
 
-def mlm_head_backward(d_logits, cache, head, word, g_head, g_word, act: str) -> np.ndarray:
-    """dEmb += dlogits^T z (the tied decoder's share),  dz = dlogits Emb,  then LN', act' and the dense map.
+def mlm_head_backward(d_logits, cache, head, word, g_head, g_word,
+                      act: str) -> np.ndarray:
+    """dEmb += dlogits^T z,  dz = dlogits Emb, then LN', act' and the dense map.
 
-    Returns dL/d(hidden states at the masked positions). Reads ``cache``: z, "ln", u, hidden.
+    dEmb is the tied decoder's share of the embedding's gradient. Returns
+    dL/d(hidden states at the masked positions). Reads ``cache``: z, "ln",
+    u, hidden.
     """
     g_word += matmul(d_logits.T, cache["z"])
     g_head["b_out"] += d_logits.sum(axis=0)
-    da = layer_norm_backward(matmul(d_logits, word), cache["ln"], g_head["ln_gain"], g_head["ln_bias"])
+    dz = matmul(d_logits, word)                                  # (N, E)
+    da = layer_norm_backward(dz, cache["ln"], g_head["ln_gain"],
+                             g_head["ln_bias"])
     du = ACTIVATIONS[act][1](cache["u"])
     du *= da
-    return linear_backward(du, cache["hidden"], head["W"], g_head["W"], g_head["b"])
+    return linear_backward(du, cache["hidden"], head["W"], g_head["W"],
+                           g_head["b"])
 
 
 def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:

@@ -38,12 +38,14 @@ def check_maskable(ids, tokenizer: Tokenizer) -> np.ndarray:
     return ids
 
 
-def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15, rng=0) -> MaskedBatch:
-    """selected ~ Bernoulli(p) per non-special token;  selected -> [MASK] 80 %, random word 10 %, kept 10 %.
+def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
+              rng=0) -> MaskedBatch:
+    """selected ~ Bernoulli(p) per non-special token.
 
-    BERT's masking procedure on (B, T) ids: the model predicts the original token at every selected
-    position; special tokens are never selected; random words are drawn uniformly from the non-special
-    vocabulary.
+    A selected token -> [MASK] 80 %, a random word 10 %, kept 10 %: BERT's
+    masking procedure on (B, T) ids. The model predicts the original token
+    at every selected position; special tokens are never selected; random
+    words are drawn uniformly from the non-special vocabulary.
     """
     ids = check_maskable(ids, tokenizer)
     mask_prob = check_open_unit("mask_prob", mask_prob)
@@ -56,7 +58,8 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15, rng=0) -> M
     decision = np.where(selected, decision, NOT_SELECTED).astype(np.int8)
     input_ids = np.where(decision == RANDOM, random_words, ids)
     input_ids = np.where(decision == MASKED, tokenizer.mask_id, input_ids)
-    return MaskedBatch(input_ids, ids, decision, (ids != tokenizer.pad_id).astype(np.int64))
+    attention_mask = (ids != tokenizer.pad_id).astype(np.int64)
+    return MaskedBatch(input_ids, ids, decision, attention_mask)
 
 
 class MaskingSchedule:
@@ -85,11 +88,14 @@ class MaskingSchedule:
                          rng=np.random.default_rng([self.base, m]))
 
     def mask_index(self, epoch: int) -> int:
-        """m(e) = 0 (static),  e mod copies (duplicated),  e (dynamic): the masking used in epoch e."""
+        """m(e) = 0 (static),  e mod copies (duplicated),  e (dynamic).
+
+        The masking used in epoch e.
+        """
         return mask_index(epoch, self.schedule, self.copies)
 
     def masks(self, epoch: int) -> MaskedBatch:
-        """masks(e) = stored[m(e)] when drawn in preprocessing, else draw number m(e), made now.
+        """masks(e) = stored[m(e)] if stored, else draw m(e) now.
 
         The masking of every sequence in ``epoch`` (0-based).
         """
@@ -132,20 +138,23 @@ def draws_per_sequence(epochs: int, schedule: str, copies: int = 10) -> int:
             "dynamic": epochs}[check_choice("schedule", schedule, SCHEDULES)]
 
 
-def expected_distinct_masks(n_tokens: int, mask_prob: float, epochs: int, schedule: str,
-                            copies: int = 10) -> float:
-    """E[distinct] = sum_j C(N, j) (1 - (1 - q_j)^n),  q_j = p^j (1 - p)^(N - j),  n draws made independently.
+def expected_distinct_masks(n_tokens: int, mask_prob: float, epochs: int,
+                            schedule: str, copies: int = 10) -> float:
+    """E[distinct] = sum_j C(N, j) (1 - (1 - q_j)^n), q_j = p^j (1 - p)^(N - j)
 
-    The expected number of distinct sets of selected positions a sequence of ``n_tokens`` words sees in
-    ``epochs`` epochs (n from :func:`draws_per_sequence`).
+    The expected number of distinct sets of selected positions a sequence
+    of ``n_tokens`` words sees in ``epochs`` epochs: n independent draws
+    (n from :func:`draws_per_sequence`).
     """
     N = check_int("n_tokens", n_tokens, minimum=1)
     p = check_open_unit("mask_prob", mask_prob)
     n = draws_per_sequence(epochs, schedule, copies)
     j = np.arange(N + 1)
-    log_q = j * math.log(p) + (N - j) * math.log1p(-p)            # one particular set of j positions
+    # log q_j: one particular set of j positions
+    log_q = j * math.log(p) + (N - j) * math.log1p(-p)
     log_comb = gammaln(N + 1) - gammaln(j + 1) - gammaln(N - j + 1)
-    tiny = math.log(n) + log_q < math.log(1e-8)                   # then 1 - (1 - q)^n = n q to 1e-8
+    tiny = math.log(n) + log_q < math.log(1e-8)  # 1 - (1 - q)^n = n q to 1e-8
     with np.errstate(divide="ignore"):
-        log_seen = np.where(tiny, math.log(n) + log_q, np.log(-np.expm1(n * np.log1p(-np.exp(log_q)))))
+        exact = np.log(-np.expm1(n * np.log1p(-np.exp(log_q))))
+        log_seen = np.where(tiny, math.log(n) + log_q, exact)
     return float(np.exp(log_comb + log_seen).sum())

@@ -45,10 +45,11 @@ def _check_documents(documents, minimum: int) -> list[list[str]]:
 
 
 def nsp_pairs(documents: list[list[str]], *, rng=0) -> list[SentencePair]:
-    """(A, B) = consecutive sentences; with probability 1/2, B <- a sentence of another document.
+    """(A, B) = consecutive sentences; with probability 1/2, B <- another's.
 
-    BERT's next-sentence prediction: label 0 when B really follows A, 1 when B was drawn at random from
-    another document (so that the two topics differ, as BERT's data script makes sure).
+    BERT's next-sentence prediction: label 0 when B really follows A, 1 when
+    B is a sentence drawn at random from another document (so that the two
+    topics differ, as BERT's data script makes sure).
     """
     docs = _check_documents(documents, minimum=2)
     rng = as_generator(rng)
@@ -58,17 +59,19 @@ def nsp_pairs(documents: list[list[str]], *, rng=0) -> list[SentencePair]:
         for first, second in zip(doc, doc[1:], strict=False):
             if others and rng.random() < 0.5:
                 other = docs[others[rng.integers(len(others))]]
-                pairs.append(SentencePair(first, other[rng.integers(len(other))], RANDOM_NEXT))
+                drawn = other[rng.integers(len(other))]
+                pairs.append(SentencePair(first, drawn, RANDOM_NEXT))
             else:
                 pairs.append(SentencePair(first, second, IS_NEXT))
     return pairs
 
 
 def sop_pairs(documents: list[list[str]], *, rng=0) -> list[SentencePair]:
-    """(A, B) = consecutive sentences of a document; with probability 1/2, (A, B) <- (B, A).
+    """(A, B) = consecutive sentences; with probability 1/2, (A, B) <- (B, A).
 
-    ALBERT's sentence-order prediction: both segments always come from the same document, so topic alone
-    cannot tell the classes apart (it can for NSP); only the order of the two can.
+    ALBERT's sentence-order prediction: both segments always come from the
+    same document, so topic alone cannot tell the classes apart (it can for
+    NSP); only the order of the two can.
     """
     docs = _check_documents(documents, minimum=1)
     rng = as_generator(rng)

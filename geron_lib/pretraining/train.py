@@ -16,10 +16,11 @@ from .masking import MaskingSchedule
 
 
 def learning_rate(step: int, total: int, peak: float, warmup: int) -> float:
-    """lr(t) = peak t / warmup for t <= warmup, then peak (total + 1 - t) / (total + 1 - warmup)   (t >= 1).
+    """lr(t) = peak t / warmup for 1 <= t <= warmup, then
+    lr(t) = peak (total + 1 - t) / (total + 1 - warmup).
 
-    BERT's schedule: a linear warm-up to ``peak`` at step ``warmup``, then a linear decay that would reach
-    zero one step after the last.
+    BERT's schedule: a linear warm-up to ``peak`` at step ``warmup``, then a
+    linear decay that would reach zero one step after the last.
     """
     if step <= warmup:
         return peak * step / warmup
@@ -31,7 +32,8 @@ def clip_grad_norm(grads: dict[str, np.ndarray], max_norm: float) -> float:
 
     Scales the gradients in place; returns the norm before clipping.
     """
-    norm = math.sqrt(sum(float(np.vdot(g, g)) for g in grads.values()))  # dot products: no g^2 arrays
+    # dot products: no g^2 arrays
+    norm = math.sqrt(sum(float(np.vdot(g, g)) for g in grads.values()))
     if norm > max_norm:
         for g in grads.values():
             g *= max_norm / norm
@@ -56,11 +58,14 @@ class AdamW:
 
     def step(self, grads: dict[str, np.ndarray], lr: float) -> None:
         """m <- b1 m + (1 - b1) g,  v <- b2 v + (1 - b2) g^2,
-        theta <- theta - lr (m^ / (sqrt(v^) + eps) + wd theta),  m^ = m / (1 - b1^t),  v^ = v / (1 - b2^t).
+        theta <- theta - lr (m^ / (sqrt(v^) + eps) + wd theta),
+        m^ = m / (1 - b1^t),  v^ = v / (1 - b2^t).
 
-        The hatted moments undo their start at zero; the decay wd applies to matrices only. In place, with one
-        scratch array s per parameter and the corrections as scalars (c1 = 1 - b1^t, c2 = 1 - b2^t):
-        lr m^ / (sqrt(v^) + eps) = (lr sqrt(c2) / c1) m / (sqrt(v) + eps sqrt(c2)).
+        The hatted moments undo their start at zero; the decay wd applies to
+        matrices only. In place, with one scratch array s per parameter and
+        the corrections as scalars (c1 = 1 - b1^t, c2 = 1 - b2^t):
+        lr m^ / (sqrt(v^) + eps)
+        = (lr sqrt(c2) / c1) m / (sqrt(v) + eps sqrt(c2)).
         """
         self.t += 1
         c1, c2 = 1 - self.beta1**self.t, 1 - self.beta2**self.t
@@ -157,18 +162,23 @@ def _check_training(model, schedule, config, held_out) -> None:
             raise ValueError("held_out has no selected position: there is nothing to evaluate")
 
 
-def train_mlm(model: MaskedLM, schedule: MaskingSchedule, config: TrainingConfig = TrainingConfig(), *,
+def train_mlm(model: MaskedLM, schedule: MaskingSchedule,
+              config: TrainingConfig = TrainingConfig(), *,
               held_out: MaskedBatch | None = None,
-              progress: Callable[[str], None] | None = None) -> TrainingHistory:
-    """theta <- AdamW(theta, clip(grad L(theta; batch)), lr(t)) for every batch of every epoch's masking.
+              progress: Callable[[str], None] | None = None,
+              ) -> TrainingHistory:
+    """theta <- AdamW(theta, clip(grad L(theta; batch)), lr(t)), batch by batch.
 
-    Trains ``model`` in place; batches are drawn in an order shuffled by ``config.seed`` (the same order
-    whatever the schedule). ``progress(text)`` is called after every step. Returns the losses by epoch.
+    Every batch of every epoch's masking. Trains ``model`` in place; batches
+    are drawn in an order shuffled by ``config.seed`` (the same order
+    whatever the schedule). ``progress(text)`` is called after every step.
+    Returns the losses by epoch.
     """
     _check_training(model, schedule, config, held_out)
     c, n = config, len(schedule.ids)
     rng = np.random.default_rng(c.seed)
     total = c.total_steps(n)
+    warmup = round(c.warmup * total)
     optimizer = AdamW(model.parameters(), weight_decay=c.weight_decay)
     history = TrainingHistory()
     with threadpool_limits(limits=c.blas_threads, user_api="blas"):
@@ -179,13 +189,17 @@ def train_mlm(model: MaskedLM, schedule: MaskingSchedule, config: TrainingConfig
                 batch = masks[order[start:start + c.batch_size]]
                 if batch.selected.any():
                     loss, grads = model.loss_and_grads(batch)
-                    history.grad_norm.append(clip_grad_norm(grads, c.max_grad_norm))
-                    history.lr.append(learning_rate(optimizer.t + 1, total, c.lr, round(c.warmup * total)))
-                    optimizer.step(grads, history.lr[-1])
+                    norm = clip_grad_norm(grads, c.max_grad_norm)
+                    lr = learning_rate(optimizer.t + 1, total, c.lr, warmup)
+                    optimizer.step(grads, lr)
+                    history.grad_norm.append(norm)
+                    history.lr.append(lr)
                     losses.append(loss)
                 if progress is not None:
-                    progress(f"epoch {epoch + 1}/{c.epochs}, loss {losses[-1]:.3f}" if losses else "")
-            history.train_loss.append(float(np.mean(losses)) if losses else math.nan)
+                    progress(f"epoch {epoch + 1}/{c.epochs}, "
+                             f"loss {losses[-1]:.3f}" if losses else "")
+            mean = float(np.mean(losses)) if losses else math.nan
+            history.train_loss.append(mean)
             if held_out is not None:
                 history.held_out_loss.append(evaluate(model, held_out))
     return history

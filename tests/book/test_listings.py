@@ -62,3 +62,18 @@ def test_every_listing_opens_with_its_equation(page, path, name):
     first = docstring.strip().splitlines()[0]
     assert EQUATION.search(first), (f"{path}:{name} (shown in {page}) must open its docstring with its "
                                     f"equation; its first line is {first!r}")
+
+
+#: The characters a line of code may have in the book's column (the built page's 0.8em monospace in the
+#: book theme's content width); a wider line scrolls sideways. tests/book_site checks the rendered pages.
+COLUMN = 80
+
+
+@pytest.mark.parametrize("page, path, name", LISTINGS, ids=[f"{p}:{n}" for p, _, n in LISTINGS])
+def test_every_listing_fits_the_column(page, path, name):
+    source = (ROOT / path).read_text(encoding="utf-8")
+    node = find(ast.parse(source), name)
+    assert node is not None, f"{page} includes {name} from {path}, which has no such object"
+    lines = source.splitlines()[node.lineno - 1:node.end_lineno]
+    wide = {node.lineno + i: len(line) for i, line in enumerate(lines) if len(line) > COLUMN}
+    assert not wide, f"{path}:{name} (shown in {page}) has lines wider than {COLUMN} characters: {wide}"

@@ -13,8 +13,12 @@ class Traced(np.ndarray):
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         Traced.calls.append(ufunc.__name__)
-        plain = [x.view(np.ndarray) if isinstance(x, Traced) else x for x in inputs]
-        out = getattr(ufunc, method)(*plain, **kwargs)
+        def plain(x):
+            return x.view(np.ndarray) if isinstance(x, Traced) else x
+
+        if "out" in kwargs:  # in-place ufuncs write into an array that may be traced
+            kwargs["out"] = tuple(plain(x) for x in kwargs["out"])
+        out = getattr(ufunc, method)(*map(plain, inputs), **kwargs)
         return out.view(Traced) if isinstance(out, np.ndarray) else out
 
 
