@@ -85,38 +85,48 @@ def hf_names(config: EncoderConfig, *, pooler: bool = False) -> dict[str, str]:
 
 
 def hf_mlm_names(config: EncoderConfig) -> dict[str, str]:
-    """name_transformers = model_type.name_base (encoder),  head prefix.name (MLM head), for every name.
+    """name_transformers = model_type.name_base (encoder),  prefix.name (head).
 
-    Maps each ``MaskedLM.parameters()`` name to the name of that parameter in transformers'
-    ``*ForMaskedLM``, ``name_base`` being its name in the base model (:func:`hf_names`). The encoder's
-    arrays sit under the model type's prefix (``bert.``, ``albert.``, ``roberta.``), the head's
-    under ``cls.predictions.`` (BERT), ``predictions.`` (ALBERT) or ``lm_head.`` (RoBERTa). The activation
-    between the head's dense map and its layer norm is ``hidden_act`` for BERT and ALBERT, as in geron_lib;
-    transformers' ``RobertaLMHead`` always applies the exact GELU, so a RoBERTa config with another
-    ``hidden_act`` is refused.
+    Maps each ``MaskedLM.parameters()`` name to the name of that parameter
+    in transformers' ``*ForMaskedLM``, ``name_base`` being its name in the
+    base model (:func:`hf_names`). The encoder's arrays sit under the model
+    type's prefix (``bert.``, ``albert.``, ``roberta.``), the head's under
+    ``cls.predictions.`` (BERT), ``predictions.`` (ALBERT) or ``lm_head.``
+    (RoBERTa). The activation between the head's dense map and its layer
+    norm is ``hidden_act`` for BERT and ALBERT, as in geron_lib;
+    transformers' ``RobertaLMHead`` always applies the exact GELU, so a
+    RoBERTa config with another ``hidden_act`` is refused.
     """
     names = hf_names(config)  # refuses what transformers cannot hold
-    if config.model_type == "roberta" and config.hidden_act != "gelu":
-        raise ValueError(f"hidden_act must be 'gelu' to export a RoBERTa MaskedLM, got "
-                         f"{config.hidden_act!r}: transformers' RobertaLMHead applies the exact GELU "
-                         "whatever hidden_act says, while geron_lib's head applies hidden_act")
-    names = {ours: f"{config.model_type}.{theirs}" for ours, theirs in names.items()}
-    return names | {f"mlm_head.{k}": v for k, v in _MLM_HEAD[config.model_type].items()}
+    model_type = config.model_type
+    if model_type == "roberta" and config.hidden_act != "gelu":
+        raise ValueError(f"hidden_act must be 'gelu' to export a RoBERTa "
+                         f"MaskedLM, got {config.hidden_act!r}: transformers' "
+                         "RobertaLMHead applies the exact GELU whatever "
+                         "hidden_act says, while geron_lib's head applies "
+                         "hidden_act")
+    names = {ours: f"{model_type}.{theirs}" for ours, theirs in names.items()}
+    head = _MLM_HEAD[model_type]
+    return names | {f"mlm_head.{k}": v for k, v in head.items()}
 
 
 def hf_mlm_state_dict(model: MaskedLM) -> dict[str, np.ndarray]:
-    """theta_transformers = W^T for every weight matrix, every other array as stored; decoder = (Emb, b_out).
+    """theta_transformers = W^T (weight matrices), theta (the rest).
 
-    A :class:`~geron_lib.model.mlm.MaskedLM`'s weights under the names and layouts of transformers'
-    ``*ForMaskedLM`` state dict (numpy arrays, views where no transpose is needed), the tied decoder's
-    weight and bias included, so that ``load_state_dict(..., strict=True)`` takes it.
+    A :class:`~geron_lib.model.mlm.MaskedLM`'s weights under the names and
+    layouts of transformers' ``*ForMaskedLM`` state dict (numpy arrays, views
+    where no transpose is needed), the tied decoder's weight and bias
+    included (decoder = (Emb, b_out)), so that
+    ``load_state_dict(..., strict=True)`` takes it.
     """
     check_type("model", model, MaskedLM)
     params = model.parameters()
     names = hf_mlm_names(model.config)
-    out = {theirs: params[ours].T if is_transposed(ours) else params[ours] for ours, theirs in names.items()}
+    out = {theirs: params[ours].T if is_transposed(ours) else params[ours]
+           for ours, theirs in names.items()}
     decoder = _MLM_DECODER[model.config.model_type]
-    return out | {f"{decoder}.weight": params["embeddings.word"], f"{decoder}.bias": params["mlm_head.b_out"]}
+    return out | {f"{decoder}.weight": params["embeddings.word"],
+                  f"{decoder}.bias": params["mlm_head.b_out"]}
 
 
 def is_transposed(name: str) -> bool:
@@ -153,16 +163,19 @@ def _base_model_keys(state_dict: Mapping, model_type: str) -> dict:
     return dict(state_dict)
 
 
-def encoder_from_hf(config: EncoderConfig, state_dict, *, dtype=np.float32) -> Encoder:
-    """W_ours = W_theirs^T for every nn.Linear weight, every other array as stored.
+def encoder_from_hf(config: EncoderConfig, state_dict, *,
+                    dtype=np.float32) -> Encoder:
+    """W_ours = W_theirs^T for every nn.Linear weight, other arrays as stored.
 
-    ``state_dict`` maps transformers' names to numpy arrays (``AlbertModel``/``BertModel``/``RobertaModel``,
-    or a model with a head on top, whose head is left out); the pooler is read when present. Arrays are
-    copied in ``dtype``.
+    ``state_dict`` maps transformers' names to numpy arrays
+    (``AlbertModel``/``BertModel``/``RobertaModel``, or a model with a head
+    on top, whose head is left out); the pooler is read when present. Arrays
+    are copied in ``dtype``.
     """
     check_type("config", config, EncoderConfig)
     if not isinstance(state_dict, Mapping):
-        raise TypeError(f"state_dict must be a dict of numpy arrays, got {type(state_dict).__name__}")
+        raise TypeError(f"state_dict must be a dict of numpy arrays, "
+                        f"got {type(state_dict).__name__}")
     dtype = np.dtype(dtype)
     if dtype not in (np.float32, np.float64):
         raise ValueError(f"dtype must be float32 or float64, got {dtype}")
@@ -172,29 +185,39 @@ def encoder_from_hf(config: EncoderConfig, state_dict, *, dtype=np.float32) -> E
     missing = [hf for hf in names.values() if hf not in sd]
     unexpected = sorted(set(sd) - set(names.values()) - set(_BUFFERS))
     if missing or unexpected:
-        raise ValueError(f"state_dict does not match the config ({config.model_type}, "
-                         f"{config.num_hidden_layers} layers, sharing={config.sharing!r}): "
-                         f"missing {missing[:4]}{' ...' if len(missing) > 4 else ''}, "
-                         f"unexpected {unexpected[:4]}{' ...' if len(unexpected) > 4 else ''}")
+        more_missing = " ..." if len(missing) > 4 else ""
+        more_unexpected = " ..." if len(unexpected) > 4 else ""
+        raise ValueError(f"state_dict does not match the config "
+                         f"({config.model_type}, "
+                         f"{config.num_hidden_layers} layers, "
+                         f"sharing={config.sharing!r}): "
+                         f"missing {missing[:4]}{more_missing}, "
+                         f"unexpected {unexpected[:4]}{more_unexpected}")
     n = count_parameters(config, pooler=pooler).total
-    check_memory(n * dtype.itemsize, f"Encoder weights ({n:,} parameters, {dtype})")
+    check_memory(n * dtype.itemsize,
+                 f"Encoder weights ({n:,} parameters, {dtype})")
     arrays = {}
     for ours, theirs in names.items():
         value = np.asarray(sd[theirs])
         if value.dtype.kind != "f":
-            raise TypeError(f"state_dict[{theirs!r}] must hold floats, got {value.dtype}")
+            raise TypeError(f"state_dict[{theirs!r}] must hold floats, "
+                            f"got {value.dtype}")
         W = is_transposed(ours)
         expected = _shape(ours, config)
         if (value.T if W else value).shape != expected:
             stored = expected[::-1] if W else expected
-            raise ValueError(f"state_dict[{theirs!r}] has shape {value.shape}, expected {stored}")
-        arrays[ours] = np.ascontiguousarray(value.T if W else value, dtype=dtype)
+            raise ValueError(f"state_dict[{theirs!r}] has shape "
+                             f"{value.shape}, expected {stored}")
+        arrays[ours] = np.ascontiguousarray(value.T if W else value,
+                                            dtype=dtype)
 
     def part(prefix):
-        return {k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)}
+        return {k[len(prefix):]: v for k, v in arrays.items()
+                if k.startswith(prefix)}
 
     stored = 1 if config.sharing == "all" else config.num_hidden_layers
     attention = [part(f"layers.{i}.attention.") for i in range(stored)]
     ffn = [part(f"layers.{i}.ffn.") for i in range(stored)]
     return Encoder.from_weights(config, part("embeddings."), attention, ffn,
-                                part("pooler.") if pooler else None, dtype=dtype)
+                                part("pooler.") if pooler else None,
+                                dtype=dtype)

@@ -19,38 +19,52 @@ IGNORE_INDEX = -100
 
 
 def hf_masked_lm(model: MaskedLM):
-    """theta_transformers <- theta_geron_lib (W^T for every weight matrix, the decoder tied to Emb).
+    """theta_transformers <- theta_geron_lib   (W^T for every weight matrix).
 
-    transformers' ``BertForMaskedLM``, ``AlbertForMaskedLM`` or ``RobertaForMaskedLM`` (as
-    ``model.config.model_type`` says) holding ``model``'s weights, encoder and MLM head, in ``model``'s dtype
-    (float64 or float32), without dropout, in eval mode.
+    The decoder is tied to Emb. transformers' ``BertForMaskedLM``,
+    ``AlbertForMaskedLM`` or ``RobertaForMaskedLM`` (as
+    ``model.config.model_type`` says) holding ``model``'s weights, encoder
+    and MLM head, in ``model``'s dtype (float64 or float32), without dropout,
+    in eval mode.
     """
     check_type("model", model, MaskedLM)
-    state = hf_mlm_state_dict(model)  # ValueError for what transformers cannot hold
+    # ValueError for what transformers cannot hold
+    state = hf_mlm_state_dict(model)
     dtype = torch.float64 if model.dtype == np.float64 else torch.float32
     hf = hf_model(model.config, head="mlm").to(dtype)
-    hf.load_state_dict({k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in state.items()}, strict=True)
+    tensors = {k: torch.from_numpy(np.ascontiguousarray(v))
+               for k, v in state.items()}
+    hf.load_state_dict(tensors, strict=True)
     return hf
 
 
 def hf_mlm_inputs(batch: MaskedBatch) -> dict[str, torch.Tensor]:
-    """labels_t = x_t where t is selected, else -100: a :class:`MaskedBatch` as transformers' arguments.
+    """labels_t = x_t where t is selected, else -100.
 
-    ``input_ids``, ``attention_mask`` and ``labels``, (B, T) int64 tensors each; no token types, so
-    transformers adds the embedding of type 0 everywhere, as geron_lib does.
+    A :class:`MaskedBatch` as transformers' arguments: ``input_ids``,
+    ``attention_mask`` and ``labels``, (B, T) int64 tensors each; no token
+    types, so transformers adds the embedding of type 0 everywhere, as
+    geron_lib does.
     """
     check_type("batch", batch, MaskedBatch)
     labels = np.where(batch.selected, batch.labels, IGNORE_INDEX)
-    return {name: torch.from_numpy(np.asarray(a, dtype=np.int64)) for name, a in
-            (("input_ids", batch.input_ids), ("attention_mask", batch.attention_mask), ("labels", labels))}
+    arrays = {"input_ids": batch.input_ids,
+              "attention_mask": batch.attention_mask,
+              "labels": labels}
+    return {name: torch.from_numpy(np.asarray(a, dtype=np.int64))
+            for name, a in arrays.items()}
 
 
-def hf_loss_and_grads(hf, config: EncoderConfig, batch: MaskedBatch) -> tuple[float, dict[str, np.ndarray]]:
-    """L = mean over labels != -100 of -log softmax(logits)[label],  dL/dtheta by torch autograd.
+def hf_loss_and_grads(
+    hf, config: EncoderConfig, batch: MaskedBatch
+) -> tuple[float, dict[str, np.ndarray]]:
+    """L = mean over labels != -100 of -log softmax(logits)[label].
 
-    The loss of transformers' model ``hf`` on ``batch`` and the gradient of every parameter, named and laid
-    out as :meth:`MaskedLM.parameters` (so that they compare with :meth:`MaskedLM.loss_and_grads` array for
-    array): the gradient of the tied decoder arrives in the token embedding's, as in geron_lib.
+    dL/dtheta by torch autograd: the loss of transformers' model ``hf`` on
+    ``batch`` and the gradient of every parameter, named and laid out as
+    :meth:`MaskedLM.parameters` (so that they compare with
+    :meth:`MaskedLM.loss_and_grads` array for array): the gradient of the
+    tied decoder arrives in the token embedding's, as in geron_lib.
     """
     check_type("config", config, EncoderConfig)
     names = hf_mlm_names(config)
@@ -77,18 +91,23 @@ def compare_mlm(model: MaskedLM, batch: MaskedBatch) -> dict[str, float]:
                                            for k in our_grads}
 
 
-def torch_adamw(hf, *, lr: float, betas=(0.9, 0.999), eps: float = 1e-6, weight_decay: float = 0.01):
-    """theta <- theta - lr (m^ / (sqrt(v^) + eps) + wd theta),  wd on matrices and embeddings only.
+def torch_adamw(hf, *, lr: float, betas=(0.9, 0.999), eps: float = 1e-6,
+                weight_decay: float = 0.01):
+    """theta <- theta - lr (m^ / (sqrt(v^) + eps) + wd theta).
 
-    ``torch.optim.AdamW`` on the parameters of ``hf`` in geron_lib's two groups: weight decay ``wd`` on
-    every parameter with two or more axes (weight matrices, embedding tables), none on biases and
-    layer-norm vectors. Both put eps outside the square root of the bias-corrected second moment, and
-    both decay the weights before the step, so one step of each gives the same parameters.
+    ``torch.optim.AdamW`` on the parameters of ``hf`` in geron_lib's two
+    groups: weight decay ``wd`` on every parameter with two or more axes
+    (weight matrices, embedding tables), none on biases and layer-norm
+    vectors. Both put eps outside the square root of the bias-corrected
+    second moment, and both decay the weights before the step, so one step
+    of each gives the same parameters.
     """
     lr = check_positive_number("lr", lr)
     eps = check_positive_number("eps", eps)
     weight_decay = check_number("weight_decay", weight_decay)
     params = [p for p in hf.parameters() if p.requires_grad]
-    groups = [{"params": [p for p in params if p.ndim >= 2], "weight_decay": weight_decay},
-              {"params": [p for p in params if p.ndim < 2], "weight_decay": 0.0}]
+    matrices = [p for p in params if p.ndim >= 2]  # weights, embeddings
+    vectors = [p for p in params if p.ndim < 2]    # biases, layer norms
+    groups = [{"params": matrices, "weight_decay": weight_decay},
+              {"params": vectors, "weight_decay": 0.0}]
     return torch.optim.AdamW(groups, lr=lr, betas=tuple(betas), eps=eps)

@@ -97,22 +97,31 @@ def random_batch(config: EncoderConfig, batch: int, seq_len: int, seed: int = 0)
     return ids, types, mask
 
 
-def compare_forward(config: EncoderConfig, *, seed: int = 0, batch: int = 3, seq_len: int = 16,
+def compare_forward(config: EncoderConfig, *, seed: int = 0,
+                    batch: int = 3, seq_len: int = 16,
                     perturb: float = 0.1) -> dict[str, float]:
-    """diff = max |h_transformers - h_geron_lib|, for the last hidden states and the pooled outputs (float32).
+    """diff = max |h_transformers - h_geron_lib|   (float32).
 
-    Builds the transformers model with a pooler and random weights, reads its state dict with
-    :func:`~geron_lib.interop.hf_weights.encoder_from_hf` and runs both on one padded batch: the same ids,
-    token types and attention mask.
+    For the last hidden states and for the pooled outputs. Builds the
+    transformers model with a pooler and random weights, reads its state
+    dict with :func:`~geron_lib.interop.hf_weights.encoder_from_hf` and runs
+    both on one padded batch: the same ids, token types and attention mask.
     """
     import torch
 
     model = hf_model(config, head="pooler", seed=seed, perturb=perturb)
     ids, types, mask = random_batch(config, batch, seq_len, seed)
     with torch.inference_mode():
-        theirs = model(input_ids=torch.from_numpy(ids), token_type_ids=torch.from_numpy(types),
+        theirs = model(input_ids=torch.from_numpy(ids),
+                       token_type_ids=torch.from_numpy(types),
                        attention_mask=torch.from_numpy(mask))
-    encoder = encoder_from_hf(config, numpy_state_dict(model), dtype=np.float32)
+    encoder = encoder_from_hf(config, numpy_state_dict(model),
+                              dtype=np.float32)
     hidden = encoder(ids, token_type_ids=types, attention_mask=mask)
-    return {"last_hidden_state": float(np.abs(hidden - theirs.last_hidden_state.numpy()).max()),
-            "pooler_output": float(np.abs(encoder.pool(hidden) - theirs.pooler_output.numpy()).max())}
+    pooled = encoder.pool(hidden)
+    return {
+        "last_hidden_state":
+            float(np.abs(hidden - theirs.last_hidden_state.numpy()).max()),
+        "pooler_output":
+            float(np.abs(pooled - theirs.pooler_output.numpy()).max()),
+    }

@@ -19,25 +19,31 @@ def layer_norm_params(width: int) -> int:
     return 2 * width
 
 
-def attention_param_items(hidden_size: int, num_attention_heads: int, form: str = "concat",
+def attention_param_items(hidden_size: int, num_attention_heads: int,
+                          form: str = "concat",
                           bias: bool = True) -> dict[str, int]:
-    """N_concat = 4 (H^2 + H),  N_sum = 2 (H^2 + H) + h H^2 + H   (biases included; no b_V, no W_O in sum).
+    """N_concat = 4 (H^2 + H),  N_sum = 2 (H^2 + H) + h H^2 + H.
 
-    One attention sublayer's parameters by role: query_key (W_Q, W_K), value (W_V or the h full-width maps
-    W'_V,i) and output (W_O and b_O, or b_O alone); they add up.
+    Biases included; the sum form has no b_V and no W_O. One attention
+    sublayer's parameters by role: query_key (W_Q, W_K), value (W_V or the h
+    full-width maps W'_V,i) and output (W_O and b_O, or b_O alone); they add
+    up.
     """
     H = check_int("hidden_size", hidden_size, minimum=1)
     h = check_int("num_attention_heads", num_attention_heads, minimum=1)
     check_choice("form", form, tuple(ATTENTION_FORMS))
     check_bool("bias", bias)
     if H % h:
-        raise ValueError(f"hidden_size ({H}) must be divisible by num_attention_heads ({h})")
+        raise ValueError(f"hidden_size ({H}) must be divisible by "
+                         f"num_attention_heads ({h})")
     query_key = 2 * linear_params(H, H, bias)
     if form == "concat":
         return {"query_key": query_key, "value": linear_params(H, H, bias),
                 "output": linear_params(H, H, bias)}
-    # The per-head value biases are redundant (every row of A_i sums to 1): one output bias b_O.
-    return {"query_key": query_key, "value": h * H * H, "output": H if bias else 0}
+    # The per-head value biases are redundant (every row of A_i sums to 1):
+    # one output bias b_O.
+    return {"query_key": query_key, "value": h * H * H,
+            "output": H if bias else 0}
 
 
 def attention_params(hidden_size: int, num_attention_heads: int, form: str = "concat",
@@ -63,12 +69,14 @@ def ffn_params(hidden_size: int, intermediate_size: int, bias: bool = True) -> i
 
 
 def stored_copies(config: EncoderConfig) -> tuple[int, int]:
-    """(attention copies, FFN copies) = (L, L) none,  (1, 1) all,  (1, L) attention,  (L, 1) ffn.
+    """(c_A, c_F) = (L, L) none, (1, 1) all, (1, L) attention, (L, 1) ffn.
 
-    How many distinct sublayers of each kind the encoder stores under its sharing mode.
+    The attention and FFN copies: how many distinct sublayers of each kind
+    the encoder stores under its sharing mode.
     """
     L = config.num_hidden_layers
-    return {"none": (L, L), "all": (1, 1), "attention": (1, L), "ffn": (L, 1)}[config.sharing]
+    copies = {"none": (L, L), "all": (1, 1), "attention": (1, L), "ffn": (L, 1)}
+    return copies[config.sharing]
 
 
 @dataclass(frozen=True)
@@ -127,34 +135,42 @@ class ParameterCount:
 
 
 def count_parameters(
-    config: EncoderConfig, *, pooler: bool = False, mlm_head: bool = False, nsp_head: bool = False
+    config: EncoderConfig, *,
+    pooler: bool = False, mlm_head: bool = False, nsp_head: bool = False
 ) -> ParameterCount:
-    """N = (V + P + types) E + 2 E [+ E H + H] + c_A (attention + 2 H) + c_F (FFN + 2 H) [+ heads].
+    """N = (V + P + types) E + 2 E [+ E H + H]
+         + c_A (attention + 2 H) + c_F (FFN + 2 H) [+ heads].
 
-    Every parameter of the encoder described by ``config``, itemised, and of the heads asked for; c_A and
-    c_F are the stored copies of each sublayer (:func:`stored_copies`). The MLM
-    head is tied to the token embedding (its decoder weight is not counted again): a dense H -> E layer, a
-    layer norm over E and an output bias of V. The NSP head (BERT's next-sentence, ALBERT's sentence-order)
-    is a linear H -> 2 layer on the pooled output.
+    Every parameter of the encoder described by ``config``, itemised, and of
+    the heads asked for; c_A and c_F are the stored copies of each sublayer
+    (:func:`stored_copies`). The MLM head is tied to the token embedding (its
+    decoder weight is not counted again): a dense H -> E layer, a layer norm
+    over E and an output bias of V. The NSP head (BERT's next-sentence,
+    ALBERT's sentence-order) is a linear H -> 2 layer on the pooled output.
     """
     check_type("config", config, EncoderConfig)
-    for name, flag in (("pooler", pooler), ("mlm_head", mlm_head), ("nsp_head", nsp_head)):
+    flags = (("pooler", pooler), ("mlm_head", mlm_head), ("nsp_head", nsp_head))
+    for name, flag in flags:
         check_bool(name, flag)
-    V, E, H, F = config.vocab_size, config.E, config.hidden_size, config.intermediate_size
+    V, E = config.vocab_size, config.E
+    H, F = config.hidden_size, config.intermediate_size
     attention_copies, ffn_copies = stored_copies(config)
-    per_attention = attention_params(H, config.num_attention_heads, config.attention)
+    per_attention = attention_params(H, config.num_attention_heads,
+                                     config.attention)
     per_ffn = ffn_params(H, F)
     return ParameterCount(
         token_embeddings=V * E,
         position_embeddings=config.max_position_embeddings * E,
         token_type_embeddings=config.type_vocab_size * E,
         embedding_layer_norm=layer_norm_params(E),
-        embedding_projection=linear_params(E, H) if config.has_embedding_projection else 0,
+        embedding_projection=(linear_params(E, H)
+                              if config.has_embedding_projection else 0),
         attention=attention_copies * per_attention,
         ffn=ffn_copies * per_ffn,
         layer_norms=(attention_copies + ffn_copies) * layer_norm_params(H),
         pooler=linear_params(H, H) if pooler else 0,
-        mlm_head=linear_params(H, E) + layer_norm_params(E) + V if mlm_head else 0,
+        mlm_head=(linear_params(H, E) + layer_norm_params(E) + V
+                  if mlm_head else 0),
         nsp_head=linear_params(H, 2) if nsp_head else 0,
         attention_per_layer=per_attention,
         ffn_per_layer=per_ffn,

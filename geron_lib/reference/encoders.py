@@ -118,12 +118,15 @@ def _run_blocks(x, blocks, config: EncoderConfig):
     return x
 
 
-def albert(X, n_layers=4, n_heads=2, d_model=8, d_embed=4, vocab_size=None, d_ff=None, seed=0) -> SeedResult:
+def albert(X, n_layers=4, n_heads=2, d_model=8, d_embed=4,
+           vocab_size=None, d_ff=None, seed=0) -> SeedResult:
     """X_0 = Emb[ids] P + Pos,  then ONE block applied L times.
 
-    ALBERT: factorised embedding (V -> E -> H) and one encoder block shared by all layers.
+    ALBERT: factorised embedding (V -> E -> H) and one encoder block shared
+    by all layers.
     """
-    ids, L, h, d, V, F, seed = _geometry(X, n_layers, n_heads, d_model, vocab_size, d_ff, seed)
+    ids, L, h, d, V, F, seed = _geometry(X, n_layers, n_heads, d_model,
+                                         vocab_size, d_ff, seed)
     E = check_int("d_embed", d_embed, minimum=1)
     if E > d:
         raise ValueError(f"d_embed ({E}) must lie in [1, d_model] = [1, {d}]")
@@ -134,7 +137,9 @@ def albert(X, n_layers=4, n_heads=2, d_model=8, d_embed=4, vocab_size=None, d_ff
     _check_size(f"albert(vocab_size={V}, d_model={d}, d_embed={E}, d_ff={F})",
                 embedding_params + T * d + block_params, ids, config)
 
-    emb, proj, pos = tensor(seed + 101, (V, E)), tensor(seed + 202, (E, d)), tensor(seed + 303, (T, d))
+    emb = tensor(seed + 101, (V, E))
+    proj = tensor(seed + 202, (E, d))
+    pos = tensor(seed + 303, (T, d))
     x = emb[ids] @ proj + pos                # (B, T, d)
     hidden = _run_blocks(x, [reference_block(seed, d, F)] * L, config)
     n_params = embedding_params + T * d + block_params
@@ -149,7 +154,8 @@ def albert(X, n_layers=4, n_heads=2, d_model=8, d_embed=4, vocab_size=None, d_ff
         d_embed=E,
         estimate=float(n_params),
         n=B * T,
-        method="ALBERT: factorised embedding plus one cross-layer-shared encoder block",
+        method="ALBERT: factorised embedding plus one cross-layer-shared "
+               "encoder block",
     )
 
 
