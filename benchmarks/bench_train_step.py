@@ -7,7 +7,7 @@ A step is: forward, backward, gradient clipping to norm 1 and one AdamW update (
 on matrices and tables only, eps 1e-6), on one batch where about 15 % of the positions are predicted.
 geron_lib: ``MaskedLM.loss_and_grads``, ``clip_grad_norm`` and ``AdamW.step`` from
 ``geron_lib.pretraining.train``. PyTorch: transformers' ``BertForMaskedLM`` (``AlbertForMaskedLM`` for the
-shared, factorised size), dropout 0 (geron_lib has none), ``loss.backward()``,
+ALBERT-layout sizes of the trade-off experiment), dropout 0 (geron_lib has none), ``loss.backward()``,
 ``torch.nn.utils.clip_grad_norm_`` and ``torch.optim.AdamW``. Both models start from the same weights (the
 torch model is loaded with geron_lib's), and their first losses are printed side by side as a check that
 both compute the same thing. Both get the same number of threads (BLAS, OpenMP, torch intra-op), set before
@@ -25,20 +25,35 @@ import argparse
 import os
 import time
 
-#: name -> (EncoderConfig fields, B, T, transformers class)
+#: name -> (EncoderConfig fields, B, T), or the trade-off experiment's run (E, sharing) at its own B and T
 SIZES = {
     "a": (dict(vocab_size=5000, hidden_size=256, num_hidden_layers=4, num_attention_heads=4,
-               intermediate_size=1024), 16, 128, "BertForMaskedLM"),
-    # the trade-off experiment's sizes: not shared with E = H, and ALBERT all shared with E = 32
-    "b-none": (dict(vocab_size=4000, hidden_size=128, num_hidden_layers=4, num_attention_heads=4,
-                    intermediate_size=512, hidden_act="gelu_new", max_position_embeddings=64,
-                    type_vocab_size=1), 32, 64, "BertForMaskedLM"),
-    "b-all": (dict(vocab_size=4000, embedding_size=32, hidden_size=128, num_hidden_layers=4,
-                   num_attention_heads=4, intermediate_size=512, hidden_act="gelu_new",
-                   max_position_embeddings=64, type_vocab_size=1, model_type="albert", sharing="all"),
-              32, 64, "AlbertForMaskedLM"),
+               intermediate_size=1024), 16, 128),
+    # the trade-off experiment (geron_lib.studies.tradeoffs.Setup, the stored grid's settings): not shared
+    # with E = H, and all shared with the smallest E of its sharing-mode runs
+    "experiment-none": ("max", "none"),
+    "experiment-all": ("min", "all"),
 }
 LR, MAX_NORM, WEIGHT_DECAY, EPS, MASK_PROB = 1e-4, 1.0, 0.01, 1e-6, 0.15
+
+
+def size(name: str):
+    """(EncoderConfig, B, T) of the size ``name``."""
+    from geron_lib.model.config import EncoderConfig
+    from geron_lib.studies.tradeoffs import Setup
+
+    if name == "a":
+        fields, B, T = SIZES[name]
+        return EncoderConfig(**fields), B, T
+    which, sharing = SIZES[name]
+    setup = Setup()
+    E = {"max": max, "min": min}[which](setup.mode_embedding_sizes)
+    config = setup.model_config(E, sharing)
+    if not config.has_embedding_projection:
+        # E = H without a projection: the same model as BERT's layout, which transformers can build
+        # (its AlbertModel always has the E -> H map)
+        config = config.replace(model_type="bert")
+    return config, setup.batch_size, setup.T
 
 
 def set_threads(n: int) -> None:
@@ -167,15 +182,14 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    from geron_lib.model.config import EncoderConfig
     from geron_lib.timing import sample_seconds
 
     print(f"numpy {np.__version__}, torch {torch.__version__}; threads: {args.threads} "
           f"(torch.get_num_threads() = {torch.get_num_threads()}, OPENBLAS_NUM_THREADS = "
           f"{os.environ['OPENBLAS_NUM_THREADS']}); float32; {args.rounds} interleaved rounds per size")
     for name in args.sizes:
-        fields, B, T, class_name = SIZES[name]
-        config = EncoderConfig(**fields)
+        config, B, T = size(name)
+        class_name = f"{'Albert' if config.model_type == 'albert' else 'Bert'}ForMaskedLM"
         fns, (loss_ours, loss_theirs), share = steps(config, B, T, class_name)
         times = sample_seconds(fns, repeat=args.rounds, min_seconds=1e-9, clock=time.perf_counter,
                                alternate=True)
