@@ -151,25 +151,26 @@ def unigram_loss(train_ids: np.ndarray, held_out: MaskedBatch, vocab_size: int, 
 
 
 def token_table_rank(table: np.ndarray, *, centred: bool = False) -> dict:
-    """r_eff = exp(-sum_i p_i log p_i),  p_i = s_i / sum_j s_j;  r_90 = min k: sum_{i<=k} s_i^2 >= 0.9 sum s^2
+    """r_eff = exp(-sum_j p_j log p_j),  p_j = s_j / sum_k s_k  (s: singular values).
 
-    The singular values s of a token table (V x E), its effective rank (Roy and Vetterli's: the exponential
-    of the entropy of the normalised singular values; E for a flat spectrum, 1 for rank one), and the
-    number of directions holding 90 % of its energy (from :func:`~.factorised.rank_errors`). ``centred``:
-    of the table less its mean row, so that a direction every token shares (trained tables have a large one)
-    does not count as structure.
+    The singular values s of a token table (V x E), its effective rank (Roy and
+    Vetterli's: E for a flat spectrum, 1 for rank one) and rank_90, the number of
+    directions holding 90 % of its energy (from :func:`~.factorised.rank_errors`).
+    ``centred``: of the table less its mean row, so that a direction every token
+    shares (trained tables have a large one) does not count as structure.
     """
     table = np.asarray(table, dtype=np.float64)
     if centred:
         table = table - table.mean(axis=0)
     s = np.linalg.svd(table, compute_uv=False)
     if not s.sum() > 0:
-        raise ValueError("table is zero" + (" once its mean row is removed" if centred else "")
-                         + ": it has no spectrum to measure")
+        raise ValueError("table is zero" + (" once its mean row is removed" if centred
+                                            else "") + ": it has no spectrum to measure")
     p = s / s.sum()
     entropy = -(p[p > 0] * np.log(p[p > 0])).sum()
     rank_90 = int(np.argmax(rank_errors(table) ** 2 <= 1 - ENERGY + 1e-12))
-    return {"singular_values": s, "effective_rank": float(np.exp(entropy)), "rank_90": rank_90}
+    return {"singular_values": s, "effective_rank": float(np.exp(entropy)),
+            "rank_90": rank_90}
 
 
 def movement(model: MaskedLM, ids: np.ndarray, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
@@ -305,17 +306,21 @@ def spread(result: dict, key: str = "held_out_loss") -> dict[tuple[int, str], tu
 
 
 def loss_per_parameter_saved(result: dict, E: int) -> dict[str, float]:
-    """(L_mode - L_none) / (N_none - N_mode) x 10^6: for each shared mode trained at E, the held-out loss
-    given up (mean over seeds, after the last epoch) per million parameters saved against not sharing."""
+    """cost = (loss_mode - loss_none) / (N_none - N_mode) x 10^6, per shared mode at E.
+
+    The held-out loss a sharing mode gives up against not sharing (mean over seeds,
+    after the last epoch), per million parameters it saves: nats per million.
+    """
     loss, params = spread(result), spread(result, "parameters")
     E = check_int("E", E, minimum=1)
     modes = [s for s in SHARING if s != "none" and (E, s) in loss]
     if (E, "none") not in loss or not modes:
-        trained = sorted({E_ for E_, s in loss if s != "none" and (E_, "none") in loss})
-        raise ValueError(f"E = {E} has no not-shared and shared runs to compare; the grid has both at "
-                         f"{trained}")
-    return {s: (loss[(E, s)][0] - loss[(E, "none")][0]) / (params[(E, "none")][0] - params[(E, s)][0]) * 1e6
-            for s in modes}
+        both = sorted({e for e, s in loss if s != "none" and (e, "none") in loss})
+        raise ValueError(f"E = {E} has no not-shared and shared runs to compare; "
+                         f"the grid has both at {both}")
+    none = (E, "none")
+    return {s: (loss[(E, s)][0] - loss[none][0])
+            / (params[none][0] - params[(E, s)][0]) * 1e6 for s in modes}
 
 
 def nearest_cell(result: dict, embedding_ratio: float, sharing: str) -> tuple[int, str]:

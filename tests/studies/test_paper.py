@@ -168,7 +168,8 @@ def test_scores_rows_are_the_published_models():
     assert all(r.speedup is None for r in TABLE_3_SCORES + TABLE_4_SCORES)
 
 
-@pytest.mark.parametrize("row", TABLE_2 + TABLE_3_SCORES + TABLE_4_SCORES, ids=lambda r: f"T{r.table} {r.model}")
+@pytest.mark.parametrize("row", TABLE_2 + TABLE_3_SCORES + TABLE_4_SCORES,
+                         ids=lambda r: f"T{r.table} {r.model}")
 def test_each_avg_is_the_mean_of_its_tasks_as_printed(row):
     # the caption's rule, from the transcribed columns: a slip in any figure of a row would show here
     assert abs(row.task_average() - row.average) <= 0.05 + 1e-9
