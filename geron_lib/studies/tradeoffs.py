@@ -164,8 +164,8 @@ def token_table_rank(table: np.ndarray, *, centred: bool = False) -> dict:
         table = table - table.mean(axis=0)
     s = np.linalg.svd(table, compute_uv=False)
     if not s.sum() > 0:
-        raise ValueError("table is zero" + (" once its mean row is removed" if centred
-                                            else "") + ": it has no spectrum to measure")
+        where = " once its mean row is removed" if centred else ""
+        raise ValueError(f"table is zero{where}: it has no spectrum to measure")
     p = s / s.sum()
     entropy = -(p[p > 0] * np.log(p[p > 0])).sum()
     rank_90 = int(np.argmax(rank_errors(table) ** 2 <= 1 - ENERGY + 1e-12))
