@@ -41,7 +41,7 @@ def main() -> None:
     print(f"{'form':<7}{'T':>6}{'h':>5}{'loop ms':>11}{'batched ms':>12}{'loop/batched':>14}"
           f"{'page faults per call: loop':>29}{'batched':>9}")
     for form in ("concat", "sum"):
-        for row in loop_vs_batched(form, args.T, args.h, d_model=args.d_model, batch=args.batch,
+        for row in loop_vs_batched(form, args.T, args.h, hidden_size=args.d_model, batch=args.batch,
                                    repeat=args.repeat, clock=clock):
             print(f"{form:<7}{row['T']:>6}{row['h']:>5}{row['loop'] * 1e3:>11.3f}"
                   f"{row['batched'] * 1e3:>12.3f}{row['speedup']:>14.2f}"

@@ -45,9 +45,9 @@ def main(updates: int = 60, clock=time.perf_counter) -> None:
                "seconds": {m: np.array(DEPTHS) * 1e-3 * k for k, m in
                            enumerate(("none", "all", "attention", "ffn"), 1)}}
     sliders = {
-        # every E the slider offers, in a stride
+        # every E the slider offers at H = 768 (its maximum follows H), in a stride
         "E (embedding explorer)": _updates(embedding_explorer(), "E",
-                                           itertools.islice(itertools.cycle(range(16, 1025, 16)), 0, 448, 7)),
+                                           itertools.islice(itertools.cycle(range(16, 769, 16)), 0, 336, 7)),
         "L (sharing explorer)": _updates(sharing_explorer(timings), "L", DEPTHS),
         "h (heads explorer)": _updates(heads_explorer(), "h", (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)),
         # every E the slider offers at H = 768 (larger E is taken as H), with the stored grid

@@ -6,7 +6,8 @@ autograder whose tests call the library's checkers, so students get the same hin
 
 ``make`` (what ``make assignments`` runs) reads ``assignments/spec.yml`` and the chapters under ``book/``.
 Each exercise is found by its label and shown as the book prints it (MyST roles turned into plain Markdown,
-glued numbers read from the chapter's stored outputs), without its solution. The exercises the spec lists
+glued numbers read from the chapter's stored outputs, ``{eval}`` numbers evaluated after running the chapter,
+as the book build does), without its solution. The exercises the spec lists
 become graded questions; every other one becomes a written question, answered in Markdown and not scored.
 For every chapter with exercises it writes, under ``_build/assignments/<chapter>/``:
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import ast
 import csv
+import json
 import os
 import re
 import shutil
@@ -223,15 +225,28 @@ def glued(notebook) -> dict[str, dict]:
     return out
 
 
+def evaluated(notebook, expressions) -> dict[str, str]:
+    """Runs the chapter, as the book build does, then evaluates every ``{eval}`` expression in its kernel:
+    {expression: the text the book shows} (a str without its quotes)."""
+    from nbclient import NotebookClient
+
+    run = nbformat.from_dict(notebook)
+    probe = f"import json as _json\nprint(_json.dumps({{e: str(eval(e)) for e in {sorted(expressions)!r}}}))"
+    run.cells.append(nbformat.v4.new_code_cell(probe))
+    NotebookClient(run, timeout=600, resources={"metadata": {"path": str(BOOK)}}).execute()
+    return json.loads("".join(o.get("text", "") for o in run.cells[-1].outputs if o.get("name") == "stdout"))
+
+
 class Markdown:
     """Turns a chapter's MyST into Markdown that Jupyter renders: roles become their text, glued values
-    their stored value, citations (author, year), references the title of their target."""
+    their stored value, ``{eval}`` expressions their value (the chapter is run once, when one is met),
+    citations (author, year), references the title of their target."""
 
     ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<content>[^`]*)`")
 
     def __init__(self, notebook, chapter: str):
-        self.chapter, self.glue = chapter, glued(notebook)
-        self._bib = self._targets = None
+        self.chapter, self.glue, self.notebook = chapter, glued(notebook), notebook
+        self._bib = self._targets = self._values = None
 
     def __call__(self, text: str) -> str:
         return self.ROLE.sub(self._role, text)
@@ -240,6 +255,8 @@ class Markdown:
         role, content = m["role"], m["content"]
         if role.startswith("glue"):
             return self._glue(content)
+        if role == "eval":
+            return self._eval(content)
         if role.startswith("cite"):
             return "(" + "; ".join(self._cite(key.strip()) for key in content.split(",")) + ")"
         if role == "math":
@@ -262,6 +279,13 @@ class Markdown:
         if "text/markdown" in data and "text/plain" not in data:
             return data["text/markdown"]
         return format_plain_text(data["text/plain"], spec)
+
+    def _eval(self, expression: str) -> str:
+        if self._values is None:
+            expressions = {m["content"] for c in self.notebook.cells if c.cell_type == "markdown"
+                           for m in self.ROLE.finditer(c.source) if m["role"] == "eval"}
+            self._values = evaluated(self.notebook, expressions)
+        return self._values[expression]
 
     def _cite(self, key: str) -> str:
         if self._bib is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import matplotlib as mpl
+import numpy as np
 from matplotlib.figure import Figure
 
 #: Okabe and Ito's colour-blind-safe palette (black first).
@@ -33,3 +34,19 @@ def fixed_layout(fig: Figure) -> None:
     to lay it out, which doubles the cost of a slider update."""
     with mpl.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
         fig.set_layout_engine(None)
+
+
+def perplexity_axis(ax, label: str = r"perplexity $\exp(\mathcal{L})$"):
+    """ppl = exp(L): a right-hand axis that reads a loss axis in nats as perplexity (returned)."""
+    twin = ax.secondary_yaxis("right", functions=(_exp, _log))
+    twin.set_ylabel(label)
+    ax.spines["right"].set_visible(True)
+    return twin
+
+
+def _exp(x):
+    return np.exp(np.clip(x, -50, 50))  # clipped: matplotlib also maps far-off limits through it
+
+
+def _log(x):
+    return np.log(np.maximum(x, 1e-300))

@@ -30,16 +30,20 @@ def value_maps(w: dict, num_attention_heads: int, form: str) -> np.ndarray:
 
 
 def concat_to_sum(w: dict, num_attention_heads: int) -> dict:
-    """W'_V,i = W_V,i W_O,i,  b'_O = b_O + b_V W_O   (A_i 1 = 1, so A_i 1 b_V,i W_O,i = 1 b_V,i W_O,i).
+    """W'_V,i = W_V,i W_O,i,  b'_O = b_O + b_V W_O   (A_i 1_T = 1_T).
 
-    Sum-form weights that compute exactly what the concat-form weights ``w`` compute.
+    Sum-form weights that compute exactly what the concat-form weights
+    ``w`` compute: every row of A_i sums to one, so the value bias reaches
+    the output as the constant row b_V W_O, which b'_O holds.
     """
     check_attention_weights(w, num_attention_heads, "concat")
-    out = {k: w[k].copy() for k in ("W_Q", "b_Q", "W_K", "b_K") if w.get(k) is not None}
-    out["W_V"] = value_maps(w, num_attention_heads, "concat")
+    keep = ("W_Q", "b_Q", "W_K", "b_K")
+    out = {k: w[k].copy() for k in keep if w.get(k) is not None}
+    out["W_V"] = value_maps(w, num_attention_heads, "concat")  # (h, H, H)
     b_O, b_V = w.get("b_O"), w.get("b_V")
     if b_V is not None:
-        b_O = b_V @ w["W_O"] if b_O is None else b_O + b_V @ w["W_O"]
+        b_VO = b_V @ w["W_O"]
+        b_O = b_VO if b_O is None else b_O + b_VO
     if b_O is not None:
         out["b_O"] = b_O.copy()
     return out
@@ -56,28 +60,37 @@ class Factored(NamedTuple):
     error: float
 
 
-def sum_to_concat(w: dict, num_attention_heads: int, rank: int | None = None) -> Factored:
-    """W'_V,i = U S V^T ~ (U_r S_r^(1/2)) (S_r^(1/2) V_r^T), zero-padded to d_head columns (W_V), rows (W_O).
+def sum_to_concat(w: dict, num_attention_heads: int,
+                  rank: int | None = None) -> Factored:
+    """W'_V,i = U S V^T ~ (U_r S_r^(1/2)) (S_r^(1/2) V_r^T)   (truncated SVD).
 
-    Concat-form weights whose heads have value maps of rank ``rank`` (default d_head) closest to the
-    sum-form ``w`` (exact when every W'_V,i has rank <= ``rank``), and the relative error.
+    Concat-form weights whose heads have value maps of rank ``rank``
+    (default d_head) closest to the sum-form ``w``, zero-padded to d_head
+    columns of W_V and rows of W_O, and the relative error (0 when every
+    W'_V,i has rank <= r).
     """
     H, h = check_attention_weights(w, num_attention_heads, "sum")
     d_head = H // h
     r = d_head if rank is None else check_int("rank", rank, minimum=1)
     if r > d_head:
-        raise ValueError(f"rank must lie in [1, d_head] = [1, {d_head}] (d_head = hidden_size / "
-                         f"num_attention_heads = {H} / {h}): a concat head cannot carry more; got {r}")
+        raise ValueError(
+            f"rank must lie in [1, d_head] = [1, {d_head}] (d_head = "
+            f"hidden_size / num_attention_heads = {H} / {h}): a concat head "
+            f"cannot carry more; got {r}")
     U, S, Vt = np.linalg.svd(w["W_V"])  # (h, H, H), (h, H), (h, H, H)
     root = np.sqrt(S[:, :r])            # (h, r)
-    W_V = np.zeros((h, H, d_head), w["W_V"].dtype)
+    dtype = w["W_V"].dtype
+    W_V = np.zeros((h, H, d_head), dtype)
     W_V[:, :, :r] = U[:, :, :r] * root[:, None, :]
-    W_O = np.zeros((h, d_head, H), w["W_V"].dtype)
+    W_O = np.zeros((h, d_head, H), dtype)
     W_O[:, :r, :] = root[:, :, None] * Vt[:, :r, :]
-    out = {k: w[k].copy() for k in ("W_Q", "b_Q", "W_K", "b_K") if w.get(k) is not None}
-    out["W_V"] = W_V.transpose(1, 0, 2).reshape(H, H)  # column block j is head j
-    out["W_O"] = W_O.reshape(H, H)                     # row block j is head j
+    keep = ("W_Q", "b_Q", "W_K", "b_K")
+    out = {k: w[k].copy() for k in keep if w.get(k) is not None}
+    out["W_V"] = W_V.transpose(1, 0, 2).reshape(H, H)  # block i: head i
+    out["W_O"] = W_O.reshape(H, H)                     # block i: head i
     if w.get("b_O") is not None:
-        out |= {"b_V": np.zeros(H, w["b_O"].dtype), "b_O": w["b_O"].copy()}
+        out["b_V"] = np.zeros(H, w["b_O"].dtype)
+        out["b_O"] = w["b_O"].copy()
     total = float((S**2).sum())
-    return Factored(out, (float((S[:, r:] ** 2).sum()) / total) ** 0.5 if total else 0.0)
+    dropped = float((S[:, r:] ** 2).sum())
+    return Factored(out, (dropped / total) ** 0.5 if total else 0.0)

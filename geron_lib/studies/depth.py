@@ -1,9 +1,12 @@
 """Depth under cross-layer sharing: parameters against depth for every sharing mode, how far each layer
-moves its input, and the measured forward time against depth."""
+moves its input, the forward time against depth measured side by side for every mode, the weight bytes a
+forward pass reads under each mode, and this machine's cache sizes to compare them with."""
 
 from __future__ import annotations
 
+import re
 import time
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -13,6 +16,9 @@ from ..model.encoder import Encoder
 from ..model.params import count_parameters
 from ..timing import median_seconds
 from ..validate import check_int, check_type
+
+#: Where Linux lists CPU 0's caches (one index* folder per cache, with its level, type and size).
+CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
 
 #: The hidden-state experiment of the sharing chapter: 24 layers like ALBERT large, at a width that runs fast.
 MOVEMENT_CONFIG = EncoderConfig(vocab_size=1000, hidden_size=256, num_hidden_layers=24, num_attention_heads=4,
@@ -36,14 +42,19 @@ def params_by_depth(config: EncoderConfig, depths) -> dict[str, list[int]]:
 
 
 def layer_movement(states) -> tuple[np.ndarray, np.ndarray]:
-    """d_l = mean_t ||x_l - x_{l-1}||_2,  c_l = mean_t x_l . x_{l-1} / (||x_l|| ||x_{l-1}||),  l = 1 .. L.
+    """dist_l = mean_t ||X_l[t] - X_{l-1}[t]||,  cos_l = mean_t cos(X_l[t], .).
 
-    How far each layer moves its input: (L2 distances, cosine similarities), one per layer.
+    How far each layer l = 1 .. L moves its input: (L2 distances, cosine
+    similarities between X_l[t] and X_{l-1}[t]), one per layer, averaged over
+    the batch and the positions t.
     """
-    if isinstance(states, np.ndarray) or not isinstance(states, list | tuple) or len(states) < 2:
-        raise TypeError("states must be a list of at least two arrays (B, T, H), "
-                        "as Encoder.hidden_states returns")
-    if not all(isinstance(s, np.ndarray) and s.ndim == 3 and s.shape == states[0].shape for s in states):
+    if isinstance(states, np.ndarray) or not isinstance(states, list | tuple) \
+            or len(states) < 2:
+        raise TypeError("states must be a list of at least two arrays "
+                        "(B, T, H), as Encoder.hidden_states returns")
+    same = all(isinstance(s, np.ndarray) and s.ndim == 3
+               and s.shape == states[0].shape for s in states)
+    if not same:
         raise ValueError("states must all be arrays of one shape (B, T, H)")
     x = np.stack(states)  # (L + 1, B, T, H)
     before, after = x[:-1], x[1:]
@@ -66,12 +77,15 @@ def movement_by_sharing(config: EncoderConfig, *, batch: int = 4, seq_len: int =
             for mode in ("none", "all")}
 
 
-def forward_time_by_depth(config: EncoderConfig, depths, *, batch: int = 1, seq_len: int = 32,
-                          repeats: int = 5, seed: int = 0) -> np.ndarray:
-    """Median wall-clock seconds of one forward pass of ``config`` at each depth (float32 weights).
+def forward_time_by_sharing(config: EncoderConfig, depths, *, batch: int = 1, seq_len: int = 32,
+                            repeats: int = 7, seed: int = 0) -> dict[str, np.ndarray]:
+    """Median seconds of one forward pass of ``config`` (float32 weights) at each depth, for every
+    sharing mode: {mode: array of one median per depth}.
 
-    BLAS runs on one thread while timing: on a shared machine, threads waiting for each other would
-    otherwise swamp the cost of the layers themselves.
+    At each depth the four encoders are timed side by side: in turn within every round, odd rounds in
+    reverse order, so that whatever else the machine does hits all four alike. The clock is this
+    process's CPU time and BLAS runs on one thread: on a shared machine, time other jobs hold the core
+    does not count, and threads waiting for each other do not swamp the cost of the layers themselves.
     """
     config, depths = check_type("config", config, EncoderConfig), _check_depths(depths)
     B = check_int("batch", batch, minimum=1)
@@ -82,14 +96,64 @@ def forward_time_by_depth(config: EncoderConfig, depths, *, batch: int = 1, seq_
         raise ValueError(f"seq_len must be at most max_position_embeddings "
                          f"({config.max_position_embeddings}), got {T}")
     ids = np.random.default_rng(seed).integers(0, config.vocab_size, (B, T))
-    medians = []
+    seconds = {mode: [] for mode in SHARING}
     with threadpool_limits(limits=1, user_api="blas"):
         for L in depths:
-            medians.append(_median_forward_seconds(config.replace(num_hidden_layers=L), ids, repeats, seed))
-    return np.array(medians)
+            encoders = {mode: Encoder(config.replace(num_hidden_layers=L, sharing=mode), seed=seed,
+                                      dtype=np.float32) for mode in SHARING}
+            medians = median_seconds({mode: (lambda e=e: e(ids)) for mode, e in encoders.items()},
+                                     repeat=repeats, min_seconds=5e-3, clock=time.process_time,
+                                     alternate=True)
+            for mode in SHARING:
+                seconds[mode].append(medians[mode])
+    return {mode: np.array(s) for mode, s in seconds.items()}
 
 
-def _median_forward_seconds(config: EncoderConfig, ids: np.ndarray, repeats: int, seed: int) -> float:
-    encoder = Encoder(config, seed=seed, dtype=np.float32)
-    return median_seconds({"forward": lambda: encoder(ids)}, repeat=repeats, min_seconds=1e-9,
-                           clock=time.perf_counter)["forward"]
+def weight_bytes_per_forward(config: EncoderConfig,
+                             dtype=np.float32) -> tuple[int, int]:
+    """distinct = 4 (c_A N_A + c_F N_F),  read = 4 L (N_A + N_F)   (float32).
+
+    The bytes of layer weights one forward pass reads (8 per weight in
+    float64): ``distinct``, each stored array once (a shared sublayer is one
+    array, read by all L layers), and ``read``, counted every time a layer
+    reads it: the same in every sharing mode. N_A and N_F are one attention
+    and one FFN sublayer, each with its layer norm; c_A and c_F their stored
+    copies. Embeddings are left out: a forward reads only the rows of its
+    tokens, positions and types, and the E -> H map, in every mode alike.
+    """
+    check_type("config", config, EncoderConfig)
+    dtype = np.dtype(dtype)
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    c = count_parameters(config)
+    per_layer = (c.attention_per_layer + c.ffn_per_layer
+                 + c.layer_norms_per_layer)
+    size, L = dtype.itemsize, config.num_hidden_layers
+    return size * c.encoder, size * L * per_layer
+
+
+_UNITS = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3}
+
+
+def cache_sizes(root=CACHE_DIR) -> dict[str, int]:
+    """Bytes of each cache of one CPU as Linux lists it under ``root``: {"L1d": .., "L1i": .., "L2": ..,
+    "L3": ..} (data and instruction caches are told apart; unified ones are named by level alone).
+
+    Empty where the listing is absent or unreadable (another operating system, some containers): a
+    reader's machine may not say, and the caller shows that instead of a number.
+    """
+    if not isinstance(root, str | Path):
+        raise TypeError(f"root must be a folder path (str or pathlib.Path), got {type(root).__name__}")
+    root = Path(root)
+    sizes = {}
+    for index in sorted(root.glob("index*")) if root.is_dir() else []:
+        try:
+            level, kind, size = ((index / name).read_text().strip() for name in ("level", "type", "size"))
+        except OSError:
+            continue
+        match = re.fullmatch(r"(\d+)\s*([KMG]?)", size)
+        if not match or not level.isdigit():
+            continue
+        suffix = {"Data": "d", "Instruction": "i"}.get(kind, "")
+        sizes[f"L{level}{suffix}"] = int(match[1]) * _UNITS[match[2]]
+    return sizes

@@ -20,20 +20,34 @@ def _check_sizes(vocab_size, hidden_size, embedding_size=None) -> tuple[int, int
     return V, H, E
 
 
-def token_embedding_params(vocab_size: int, hidden_size: int, embedding_size: int | None = None) -> int:
-    """N_direct = V H,  N_factorised = V E + E H + H   (the V x E lookup, then the E -> H map and its bias).
+def token_embedding_params(vocab_size: int, hidden_size: int,
+                           embedding_size: int | None = None, *,
+                           projection: bool | None = None) -> int:
+    """N_direct = V H,  N_factorised = V E + E H + H   (lookup, map, bias).
 
-    The parameters that turn a token id into an H-wide vector.
+    The parameters that turn a token id into an H-wide vector. ``projection``
+    as ``EncoderConfig.embedding_projection``: None maps E -> H only when
+    E < H (E = H is the direct table); True keeps the map at E = H too, as a
+    factorised table does.
     """
     V, H, E = _check_sizes(vocab_size, hidden_size, embedding_size)
-    return V * H if E == H else V * E + linear_params(E, H)
+    if projection is not None:
+        check_bool("projection", projection)
+    if projection is False and E < H:
+        raise ValueError(f"projection is False, but embedding_size ({E}) is "
+                         f"below hidden_size ({H}): only an E -> H map can "
+                         "widen the embeddings")
+    mapped = E < H or bool(projection)
+    return V * E + linear_params(E, H) if mapped else V * H
 
 
-def break_even_width(vocab_size: int, hidden_size: int, *, bias: bool = True) -> float:
-    """V E + E H = V H  =>  E* = V H / (V + H);   V E + E H + H = V H  =>  E* = H (V - 1) / (V + H).
+def break_even_width(vocab_size: int, hidden_size: int, *,
+                     bias: bool = True) -> float:
+    """E* = V H / (V + H);  with the bias H:  E* = H (V - 1) / (V + H).
 
-    The width E* below which factorising saves parameters (it saves for every E < E*): the second form
-    counts the projection's bias.
+    The width E* below which factorising saves parameters (it saves for
+    every E < E*): V E + E H = V H at the first, V E + E H + H = V H at the
+    second, which counts the projection's bias.
     """
     V, H, _ = _check_sizes(vocab_size, hidden_size)
     check_bool("bias", bias)
@@ -48,26 +62,31 @@ def _check_table(table) -> np.ndarray:
     return table
 
 
-def best_rank_factors(table: np.ndarray, rank: int) -> tuple[np.ndarray, np.ndarray]:
-    """Emb ~ A B,  A = U_E diag(s_E): (V, E),  B = V_E^T: (E, H)   (truncated SVD: the best rank-E table).
+def best_rank_factors(table: np.ndarray,
+                      rank: int) -> tuple[np.ndarray, np.ndarray]:
+    """Emb ~ A B,  A = U_E diag(s_E): (V, E),  B = V_E^T: (E, H)   (SVD).
 
-    The lookup A and the projection B whose product is the best rank-E approximation of ``table``.
+    The lookup A and the projection B whose product is the best rank-E
+    approximation of ``table`` (the truncated singular value decomposition).
     """
     Emb = _check_table(table)
     E = check_int("rank", rank, minimum=1)
     if E > min(Emb.shape):
-        raise ValueError(f"rank must be at most min(V, H) = {min(Emb.shape)}, got {E}")
+        raise ValueError(f"rank must be at most min(V, H) = {min(Emb.shape)}, "
+                         f"got {E}")
     U, s, Vt = np.linalg.svd(Emb, full_matrices=False)
     return U[:, :E] * s[:E], Vt[:E]  # (V, E), (E, H)
 
 
 def rank_errors(table: np.ndarray) -> np.ndarray:
-    """min over rank-E tables Emb_E of ||Emb - Emb_E||_F / ||Emb||_F = sqrt(sum_{i > E} s_i^2 / sum_i s_i^2).
+    """min ||Emb - Emb_E|| / ||Emb|| = sqrt(sum_{j > E} s_j^2 / sum_j s_j^2).
 
-    Eckart-Young: the relative Frobenius error of the best rank-E approximation, for E = 0, 1, ..., min(V, H).
+    Eckart-Young: the relative Frobenius error of the best rank-E
+    approximation Emb_E, for E = 0, 1, ..., min(V, H).
     """
     s2 = np.linalg.svd(_check_table(table), compute_uv=False) ** 2
-    tail = np.concatenate([np.cumsum(s2[::-1])[::-1], [0.0]])  # tail[E] = sum_{i >= E} s_i^2 (0-based)
+    tail = np.cumsum(s2[::-1])[::-1]  # tail[E] = sum of s_j^2 for j >= E
+    tail = np.concatenate([tail, [0.0]])
     return np.sqrt(tail / tail[0])
 
 

@@ -53,11 +53,13 @@ def test_the_student_notebook_has_the_questions_and_no_solution(assignments, mad
                if e.solution and e.label not in {q.label for q in graded}]
     solutions = written + [q.solution for q in graded]  # what the teachers' notebook shows
     booked = [md(e.solution) for e in assignments.exercises(book).values() if e.solution]
-    assert len(solutions) == len(booked) == 4
+    assert len(solutions) == len(booked) == 5
     for solution in solutions + booked:
         assert max(solution.splitlines(), key=len) not in text  # not even the longest line
     teachers = "\n".join(c.source for c in teacher.cells)
     assert all(solution in teachers for solution in solutions)
+    # {eval} numbers appear as the book shows them, never as their expression
+    assert "{eval}" not in teachers and 'f"{' not in teachers
 
 
 def test_three_submissions_get_full_zero_and_partial_marks_with_the_checkers_hint(assignments, made,

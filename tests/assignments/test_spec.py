@@ -49,7 +49,7 @@ def test_every_chapter_with_exercises_becomes_one_question_per_exercise(assignme
 def test_the_student_reads_the_exercise_as_the_book_prints_it(assignments, spec):
     master = assignments.master_notebook("01_factorised_embeddings", spec["01_factorised_embeddings"])
     prose = "\n".join(c.source for c in master.cells if c.cell_type == "markdown")
-    assert "## Exercise 1: Break-even for RoBERTa's vocabulary" in prose
+    assert "## Exercise 1: ★ Break-even for RoBERTa's vocabulary" in prose
     assert "RoBERTa (Liu et al., 2019) uses $V = 50265$ at $H = 768$. What is the largest whole $E$" in prose
     assert "check_largest_saving_width(your_answer, 50265, 768)" in prose
     assert "assign your answer to `largest_width`" in prose

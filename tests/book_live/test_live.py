@@ -4,45 +4,32 @@ syntax, and its computed numbers are the built HTML book's."""
 
 from __future__ import annotations
 
+import ast
 import re
 from html.parser import HTMLParser
 
-import pytest
 from book_site.pages import SCREENSHOTS, html_path, notebook, require_built_book, slug, text_of, toc_pages
-
-# Chapters whose prose still quotes numbers through myst-nb glue, which JupyterLab cannot show
-# (jupyterlab-myst prints the key, e.g. "direct:,"). Convert one with scripts/glue_to_eval.py, then take it
-# off this list: its prose tests pass from then on, and fail (strict xfail) while it stays listed.
-NOT_YET_CONVERTED = {
-    "book/01_factorised_embeddings",
-    "book/02_cross_layer_sharing",
-    "book/03_output_projection",
-    "book/04_dynamic_masking",
-    "book/A1_hugging_face",
-    "book/A2_numpy_to_pytorch",
-}
-GLUE_REASON = "prose numbers still come from myst-nb glue: convert the chapter with scripts/glue_to_eval.py"
 
 # The one console error allowed, and only for a target that another page of the book defines: jupyterlab-myst
 # renders each notebook alone, so a {ref} to a label on another page cannot resolve there; it logs this
 # error and still shows the reference's text. Sphinx resolves it in the HTML (and fails -nW if it cannot).
-CROSS_PAGE_REF = re.compile(r"Cross reference target was not found: (\S+)")
+# It logs every unresolved target of a notebook in one message, a line each. Two more kinds only Sphinx
+# resolves: a figure's name, which the notebook keeps in its code cell's metadata (mystnb.figure.name) where
+# jupyterlab-myst does not look, and a glossary term ({term}, target "term-<term>" on the glossary page).
+CROSS_PAGE_REF = re.compile(r"Cross reference target was not found: (.+)")
 LABEL = re.compile(r"^\(([^)\s]+)\)=\s*$", re.MULTILINE)
+GLOSSARY_TERM = re.compile(r"^([^\s`:][^\n]*)$", re.MULTILINE)
 
 # Role and directive syntax that must never reach the rendered prose
 RAW_SYNTAX = re.compile(r"\{(?:glue|eval)\b|\{(?:exercise|solution|note|warning|admonition)\}|:label:"
                         r"|\{[a-z][\w:-]*\}`")
 ROLE = re.compile(r"\{(glue(?::\w+)?|eval)\}`([^`]+)`")
+F_STRING = re.compile(r'f"\{(\w+)[^"]*"')  # an {eval} body formatting one name: f"{saved:,}"
 
 # The text of the Markdown cells as jupyterlab-myst renders them (textContent: closed solution dropdowns too;
 # never the cell's hidden editor, which holds the source)
 PROSE = """() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell .myst')]
   .map(cell => cell.textContent)"""
-
-
-def _xfail_unless_converted(request, docname: str) -> None:
-    if docname in NOT_YET_CONVERTED:
-        request.applymarker(pytest.mark.xfail(reason=GLUE_REASON, strict=True))
 
 
 def test_run_all_leaves_no_error_output(live):
@@ -57,14 +44,24 @@ def test_run_all_leaves_no_error_output(live):
         "every code cell runs once, in order")
 
 
+def _sphinx_only_targets(docname: str) -> set[str]:
+    """Targets that Sphinx resolves and jupyterlab-myst, rendering this notebook alone, cannot: labels of
+    other pages, glossary terms, and the figure names in this notebook's cell metadata."""
+    elsewhere = {label for page in toc_pages() if page != docname for label in LABEL.findall(text_of(page))}
+    glossary = text_of("book/glossary").split("```{glossary}", 1)[-1]
+    terms = {f"term-{t.strip()}" for t in GLOSSARY_TERM.findall(glossary) if not t.startswith("```")}
+    figures = {c["metadata"]["mystnb"]["figure"]["name"] for c in notebook(docname)["cells"]
+               if c["metadata"].get("mystnb", {}).get("figure", {}).get("name")}
+    return elsewhere | terms | figures
+
+
 def test_the_browser_logs_no_error(live):
-    elsewhere = {label for page in toc_pages() if page != live.docname
-                 for label in LABEL.findall(text_of(page))}
+    allowed = _sphinx_only_targets(live.docname)
     errors = []
     for kind, text in live.messages:
         if kind in ("error", "pageerror"):
-            ref = CROSS_PAGE_REF.fullmatch(text)
-            if not (kind == "error" and ref and ref.group(1) in elsewhere):
+            refs = [CROSS_PAGE_REF.fullmatch(line.strip()) for line in text.strip().splitlines()]
+            if not (kind == "error" and all(ref and ref.group(1) in allowed for ref in refs)):
                 errors.append(f"{kind}: {text}")
     assert not errors, "\n".join(errors)
 
@@ -93,8 +90,7 @@ def test_every_live_slider_redraws_its_figure(live):
             assert figure.get_attribute("src") != before, f"slider {h} of explorer {e} left the figure alone"
 
 
-def test_prose_shows_no_role_or_directive_syntax(request, live):
-    _xfail_unless_converted(request, live.docname)
+def test_prose_shows_no_role_or_directive_syntax(live):
     prose = _prose(live)
     raw = sorted(set(RAW_SYNTAX.findall(prose)))
     assert not raw, f"raw MyST syntax in the rendered prose: {raw}"
@@ -103,12 +99,17 @@ def test_prose_shows_no_role_or_directive_syntax(request, live):
     assert not unrendered, f"roles shown as their source text instead of a value: {unrendered}"
 
 
-def test_prose_numbers_are_the_html_books(request, live):
-    """Every number the built page's prose computes (glue or eval), in order, appears in the live prose."""
-    _xfail_unless_converted(request, live.docname)
+def test_prose_numbers_are_the_html_books(live):
+    """Every number the built page's prose computes ({eval} roles), in order, appears in the live prose;
+    measured numbers (timings, which differ from run to run) are left out: those of a role whose name a code
+    cell tagged nbval-ignore-output assigns."""
     require_built_book()
     numbers = _computed_numbers_of_built_page(live.docname)
     assert numbers, "the built page shows no computed number"
+    names = [(F_STRING.fullmatch(body) or [body, body])[1] for _, body in ROLE.findall(text_of(live.docname))]
+    assert len(names) == len(numbers), "the built page shows one value for every role of the notebook"
+    measured = _measured_names(live.docname)
+    numbers = [number for number, name in zip(numbers, names, strict=True) if name not in measured]
     prose = _prose(live)
     position = 0
     for number in numbers:
@@ -127,6 +128,18 @@ def _prose(live) -> str:
 
 def _code_sources(docname: str) -> list[str]:
     return ["".join(c["source"]) for c in notebook(docname)["cells"] if c["cell_type"] == "code"]
+
+
+def _measured_names(docname: str) -> set[str]:
+    """The names that code cells tagged nbval-ignore-output assign (measurements, which vary per run)."""
+    names = set()
+    for c in notebook(docname)["cells"]:
+        if c["cell_type"] == "code" and "nbval-ignore-output" in c.get("metadata", {}).get("tags", []):
+            source = "\n".join("" if line.lstrip().startswith(("%", "!")) else line
+                               for line in "".join(c["source"]).split("\n"))
+            names |= {n.id for n in ast.walk(ast.parse(source))
+                      if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return names
 
 
 class _ComputedNumbers(HTMLParser):

@@ -74,7 +74,7 @@ def test_masked_positions_are_ignored(form):
 
 
 def test_value_bias_folds_into_output_bias():
-    # concat form: b_V is redundant too; A_h 1 = 1, so it can move into b_O as b_V W_O
+    # concat form: b_V is redundant too; A_i 1_T = 1_T, so it can move into b_O as b_V W_O
     w = random_attention_weights(16, 4, "concat", seed=3)
     folded = w | {"b_V": np.zeros(16), "b_O": w["b_O"] + w["b_V"] @ w["W_O"]}
     x, mask = _inputs(2, 5, 16)
@@ -82,7 +82,7 @@ def test_value_bias_folds_into_output_bias():
 
 
 def test_heads_are_defined_up_to_an_invertible_map():
-    # W_V,h M and M^-1 W_O,h give the same layer: the concat form stores H^2 / h more numbers than it needs
+    # W_V,i G and G^-1 W_O,i give the same layer: the concat form stores H^2 / h more numbers than it needs
     H, h = 16, 4
     w = random_attention_weights(H, h, "concat", seed=4)
     rng = np.random.default_rng(5)
@@ -97,6 +97,29 @@ def test_heads_are_defined_up_to_an_invertible_map():
     x, _ = _inputs(2, 5, H)
     assert _relative(concat_attention(x, moved, h), concat_attention(x, w, h)) < 1e-10
     assert not np.allclose(moved["W_V"], w["W_V"])
+
+
+@pytest.mark.parametrize("form", ["concat", "sum"])
+def test_queries_and_keys_are_defined_up_to_an_invertible_map(form):
+    # W_Q,i G and W_K,i G^-T give the same scores Q_i K_i^T: h d_head^2 = H^2 / h more redundant numbers
+    H, h = 16, 4
+    d_head = H // h
+    w = random_attention_weights(H, h, form, seed=6)
+    rng = np.random.default_rng(7)
+    moved = w | {k: w[k].copy() for k in ("W_Q", "b_Q", "W_K", "b_K")}
+    for i in range(h):
+        cols = slice(i * d_head, (i + 1) * d_head)
+        G = rng.normal(size=(d_head, d_head)) + 3 * np.eye(d_head)
+        G_inv_T = np.linalg.inv(G).T
+        moved["W_Q"][:, cols], moved["b_Q"][cols] = w["W_Q"][:, cols] @ G, w["b_Q"][cols] @ G
+        moved["W_K"][:, cols], moved["b_K"][cols] = w["W_K"][:, cols] @ G_inv_T, w["b_K"][cols] @ G_inv_T
+    x, mask = _inputs(2, 5, H)
+    batched = FORWARD[form][1]
+    assert _relative(batched(x, moved, h, mask), batched(x, w, h, mask)) < 1e-10
+    assert not np.allclose(moved["W_Q"], w["W_Q"]) and not np.allclose(moved["W_K"], w["W_K"])
+    # a G on the queries alone changes the layer: the inverse on the keys is what cancels it
+    queries_only = moved | {"W_K": w["W_K"], "b_K": w["b_K"]}
+    assert _relative(batched(x, queries_only, h, mask), batched(x, w, h, mask)) > 1e-3
 
 
 @pytest.mark.parametrize("form", ["concat", "sum"])

@@ -1,17 +1,21 @@
-"""Depth: parameters against depth per sharing mode, layer movement, and the shape of forward timings."""
+"""Depth: parameters against depth per sharing mode, layer movement, the shape of forward timings, the
+weight bytes a forward pass reads per mode, and the cache sizes read from sysfs."""
 
 import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
 from geron_lib import PRESETS, Encoder, count_parameters
+from geron_lib.model.config import SHARING
 from geron_lib.model.encoder import block_forward
 from geron_lib.studies.depth import (
     MOVEMENT_CONFIG,
-    forward_time_by_depth,
+    cache_sizes,
+    forward_time_by_sharing,
     layer_movement,
     movement_by_sharing,
     params_by_depth,
+    weight_bytes_per_forward,
 )
 
 TINY = PRESETS["tiny-bert"]
@@ -63,11 +67,58 @@ def test_random_shared_stack_settles_and_unshared_does_not():
     assert abs(shared[0] - unshared[0]) < 0.1 * unshared[0]  # the first layers start alike
 
 
-def test_forward_time_by_depth_shape_and_growth():
-    # structure only, with a generous margin: 16 layers of work against 1 layer
-    seconds = forward_time_by_depth(TINY, [1, 16], seq_len=16, repeats=3)
-    assert seconds.shape == (2,) and np.all(seconds > 0)
-    assert seconds[1] > seconds[0]
+def test_forward_time_by_sharing_shape_and_growth():
+    # structure only, with a generous margin: 16 layers of work against 1 layer, in every mode
+    seconds = forward_time_by_sharing(TINY, [1, 16], seq_len=16, repeats=3)
+    assert set(seconds) == set(SHARING)
+    for s in seconds.values():
+        assert s.shape == (2,) and np.all(s > 0)
+        assert s[1] > s[0]
+
+
+@pytest.mark.parametrize("sharing", SHARING)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_weight_bytes_are_the_arrays_the_layers_read(sharing, dtype):
+    config = TINY.replace(sharing=sharing, num_hidden_layers=5)
+    encoder = Encoder(config, seed=0, dtype=dtype)
+    arrays = [a for attention, ffn in encoder.layers for w in (attention, ffn) for a in w.values()]
+    distinct, read = weight_bytes_per_forward(config, dtype)
+    assert distinct == sum({id(a): a.nbytes for a in arrays}.values())  # each stored array once
+    assert read == sum(a.nbytes for a in arrays)  # every time a layer reads it: the same in every mode
+
+
+def test_weight_bytes_by_mode():
+    # ALBERT base at 12 layers, float32: the FFN is twice the attention (F = 4H), so sharing it saves more
+    base = PRESETS["albert-base-v2"]
+    c = count_parameters(base)
+    att, ffn = 4 * (c.attention_per_layer + 2 * 768), 4 * (c.ffn_per_layer + 2 * 768)
+    by_mode = {mode: weight_bytes_per_forward(base.replace(sharing=mode)) for mode in SHARING}
+    assert by_mode["all"] == (att + ffn, 12 * (att + ffn))
+    assert by_mode["none"] == (12 * (att + ffn), 12 * (att + ffn))
+    assert by_mode["attention"][0] == att + 12 * ffn and by_mode["ffn"][0] == 12 * att + ffn
+    assert by_mode["none"][0] > by_mode["attention"][0] > by_mode["ffn"][0] > by_mode["all"][0]
+
+
+def _fake_cache(root, caches):
+    for i, (level, kind, size) in enumerate(caches):
+        index = root / f"index{i}"
+        index.mkdir()
+        for name, text in (("level", level), ("type", kind), ("size", size)):
+            (index / name).write_text(f"{text}\n")
+
+
+def test_cache_sizes_read_from_sysfs(tmp_path):
+    _fake_cache(tmp_path, [("1", "Data", "48K"), ("1", "Instruction", "32K"), ("2", "Unified", "2048K"),
+                           ("3", "Unified", "96M")])
+    assert cache_sizes(tmp_path) == {"L1d": 48 * 1024, "L1i": 32 * 1024, "L2": 2 * 1024**2,
+                                     "L3": 96 * 1024**2}
+
+
+def test_cache_sizes_fall_back_to_nothing(tmp_path):
+    assert cache_sizes(tmp_path / "absent") == {}  # no listing: another OS, or a container without sysfs
+    _fake_cache(tmp_path, [("2", "Unified", "lots"), ("x", "Data", "32K")])
+    (tmp_path / "index9").mkdir()  # a cache folder without its files
+    assert cache_sizes(tmp_path) == {}
 
 
 @pytest.mark.parametrize("call, error, match", [
@@ -77,8 +128,11 @@ def test_forward_time_by_depth_shape_and_growth():
     (lambda: params_by_depth(TINY, [0]), ValueError, "depths"),
     (lambda: layer_movement(np.ones((2, 1, 2, 3))), TypeError, "states"),
     (lambda: layer_movement([np.ones((1, 2, 3)), np.ones((1, 2, 4))]), ValueError, "one shape"),
-    (lambda: forward_time_by_depth(TINY, [1], seq_len=65), ValueError, "seq_len"),
-    (lambda: forward_time_by_depth(TINY, [1], repeats=0), ValueError, "repeats"),
+    (lambda: forward_time_by_sharing(TINY, [1], seq_len=65), ValueError, "seq_len"),
+    (lambda: forward_time_by_sharing(TINY, [1], repeats=0), ValueError, "repeats"),
+    (lambda: weight_bytes_per_forward(TINY, np.int32), ValueError, "dtype"),
+    (lambda: weight_bytes_per_forward("albert"), TypeError, "config"),
+    (lambda: cache_sizes(3), TypeError, "root"),
 ])
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):

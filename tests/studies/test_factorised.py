@@ -26,6 +26,12 @@ def test_token_count_matches_count_parameters(V, H, data):
     c = count_parameters(config)
     assert token_embedding_params(V, H, E) == c.token_embeddings + c.embedding_projection
     assert token_embedding_params(V, H) == V * H
+    # a factorised table keeps its E -> H map at E = H too (transformers' AlbertModel builds it so)
+    kept = count_parameters(config.replace(embedding_projection=True))
+    assert token_embedding_params(V, H, E, projection=True) == (kept.token_embeddings
+                                                              + kept.embedding_projection)
+    assert token_embedding_params(V, H, H, projection=True) == V * H + H * H + H
+    assert token_embedding_params(V, H, H, projection=False) == token_embedding_params(V, H, H) == V * H
 
 
 @settings(max_examples=200, deadline=None)
@@ -90,6 +96,8 @@ def test_low_rank_table_structure():
     (lambda: token_embedding_params(0, 8), ValueError, "vocab_size"),
     (lambda: token_embedding_params(10, 8, 9), ValueError, "embedding_size must be at most"),
     (lambda: token_embedding_params(10, 8.0), TypeError, "hidden_size"),
+    (lambda: token_embedding_params(10, 8, 4, projection=False), ValueError, "only an E -> H map"),
+    (lambda: token_embedding_params(10, 8, 8, projection=1), TypeError, "projection"),
     (lambda: break_even_width(10, 8, bias="yes"), TypeError, "bias"),
     (lambda: best_rank_factors([[1.0]], 1), TypeError, "table"),
     (lambda: best_rank_factors(np.ones((3, 2)), 3), ValueError, "rank must be at most"),

@@ -27,7 +27,7 @@ def check_attention_params(answer, hidden_size: int, num_attention_heads: int, f
              "That is the other form's count. " + HINTS[form]}
     if form == "sum":
         slips[expected + h * H] = ("You gave every head a value bias: they are redundant, since each row of "
-                                   "A_h sums to 1, A_h 1 b^T = 1 b^T, so all of them fold into b_O.")
+                                   "A_i sums to 1, A_i 1_T b = 1_T b, so all of them fold into b_O.")
     if bias:
         slips[attention_params(H, h, form, bias=False)] = ("That is the count without biases; this layer "
                                                            "has them. " + HINTS[form])
@@ -52,7 +52,7 @@ def check_sum_weights(w_sum, w_concat: dict, num_attention_heads: int) -> Feedba
     for k in ("W_Q", "b_Q", "W_K", "b_K"):
         if (w_sum.get(k) is None) != (w_concat.get(k) is None) or (
                 w_sum.get(k) is not None and not np.allclose(w_sum[k], w_concat[k])):
-            return Feedback(False, f"{k} should carry over unchanged: the attention matrices A_h are the "
+            return Feedback(False, f"{k} should carry over unchanged: the attention matrices A_i are the "
                                    "same in both forms.")
     V = value_maps(w_concat, h, "concat")  # (h, H, H)
     if not np.allclose(w_sum["W_V"], V):

@@ -1,6 +1,11 @@
 """The factorised-embedding explorer: sliders for E (d_embed), V and H drive the token-table count
 (factorised against direct) and the whole model's count, marking the current E and the break-even width,
-above the embedding path drawn at that E (:func:`geron_lib.notebook.diagrams.embedding_diagram`)."""
+above the embedding path drawn at that E (:func:`geron_lib.notebook.diagrams.embedding_diagram`).
+
+The explorer's E is the width of a *factorised* table: it keeps its E -> H projection up to E = H, where
+it costs V H + H^2 + H, more than the direct V H table, which is drawn as its own line. E is at most H:
+the E slider's maximum follows the H slider.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import functools
 
 import ipywidgets as widgets
 import numpy as np
+import traitlets
 from matplotlib.ticker import MaxNLocator
 
 from ...model.config import EncoderConfig
@@ -20,30 +26,35 @@ from ..plots import PALETTE, fixed_layout
 
 VOCAB_SIZES = (1000, 5000, 30000, 50265, 128000, 250000)
 HIDDEN_SIZES = (256, 512, 768, 1024, 2048, 4096)
-MAX_E = 1024
+E_STEP = 16  # the E slider's step and least value; every H above is a multiple of it
 
 
-def albert_style(vocab_size: int, hidden_size: int, embedding_size: int | None) -> EncoderConfig:
-    """ALBERT's recipe at width H: 12 layers sharing one block, heads of 64, FFN 4H, 512 positions."""
+def albert_style(vocab_size: int, hidden_size: int, embedding_size: int | None, *,
+                 projection: bool | None = None) -> EncoderConfig:
+    """ALBERT's recipe at width H: 12 layers sharing one block, heads of 64, FFN 4H, 512 positions;
+    ``projection`` is ``EncoderConfig.embedding_projection`` (True: an E -> H map at E = H too)."""
     return EncoderConfig(vocab_size=vocab_size, embedding_size=embedding_size, hidden_size=hidden_size,
                          num_hidden_layers=12, num_attention_heads=hidden_size // 64,
                          intermediate_size=4 * hidden_size, hidden_act="gelu_new", model_type="albert",
-                         sharing="all")
+                         sharing="all", embedding_projection=projection)
 
 
-def _model_count(V: int, H: int, E: int) -> int:
-    return count_parameters(albert_style(V, H, None if E == H else E)).total
+def _factorised(V: int, H: int, E: int) -> EncoderConfig:
+    """The model with a factorised table of width E: its projection is kept at E = H too."""
+    return albert_style(V, H, E, projection=True)
 
 
 def embedding_numbers(E: int, V: int, H: int) -> dict:
-    """Every number the explorer plots for one setting (E above H is taken as H)."""
-    E = min(E, H)
+    """Every number the explorer plots for one setting; E above H is refused, never clamped."""
+    if E > H:
+        raise ValueError(f"E ({E}) must be at most H ({H}): a factorised table is at most as wide as the "
+                         "hidden states")
     return {"E": E, "V": V, "H": H,
             "direct": token_embedding_params(V, H),
-            "factorised": token_embedding_params(V, H, E),
+            "factorised": token_embedding_params(V, H, E, projection=True),
             "break_even": break_even_width(V, H),
-            "model_direct": _model_count(V, H, H),
-            "model_factorised": _model_count(V, H, E)}
+            "model_direct": count_parameters(albert_style(V, H, None)).total,
+            "model_factorised": count_parameters(_factorised(V, H, E)).total}
 
 
 CHARTS_HEIGHT = 4.0  # inches of the two charts, above the diagram
@@ -64,16 +75,16 @@ def two_panels(fig, diagram: str, *, width_ratios=(1, 1), left: float = 0.07, ws
 
 def _draw_axes(fig):
     left, right, diagram = two_panels(fig, "embedding")
-    left.plot([], [], color=PALETTE[5], label="factorised: V E + E H + H")
-    left.axhline(0, color=PALETTE[0], ls="--", lw=1, label="direct: V H")
-    left.axvline(0, color=PALETTE[6], ls=":", lw=1.5, label="break-even E*")
+    left.plot([], [], color=PALETTE[5], label=r"factorised: $VE + EH + H$")
+    left.axhline(0, color=PALETTE[0], ls="--", lw=1, label=r"direct table: $VH$")
+    left.axvline(0, color=PALETTE[6], ls=":", lw=1.5, label=r"break-even $E^*$")
     left.plot([], [], "o", color=PALETTE[5], ms=7)
-    left.set(xlabel="E (d_embed)", ylabel="token-embedding parameters (millions)")
+    left.set(xlabel=r"$E$ (d_embed)", ylabel="token-embedding parameters (millions)")
     left.legend(loc="upper left", fontsize=8)
-    right.plot([], [], color=PALETTE[3], label="factorised at E")
-    right.axhline(0, color=PALETTE[0], ls="--", lw=1, label="no factorisation (E = H)")
+    right.plot([], [], color=PALETTE[3], label=r"factorised at $E$")
+    right.axhline(0, color=PALETTE[0], ls="--", lw=1, label=r"direct table (no $W_P$)")
     right.plot([], [], "o", color=PALETTE[3], ms=7)
-    right.set(xlabel="E (d_embed)", ylabel="whole model (millions)")
+    right.set(xlabel=r"$E$ (d_embed)", ylabel="whole model (millions)")
     right.legend(loc="upper left", fontsize=8)
     for ax in (left, right):  # few ticks: text is most of the cost of a redraw
         ax.xaxis.set_major_locator(MaxNLocator(5))
@@ -83,10 +94,11 @@ def _draw_axes(fig):
 
 @functools.lru_cache(maxsize=64)
 def _curves(V: int, H: int) -> tuple[np.ndarray, list[float], list[float]]:
-    """The E grid and both panels' curves (millions) at V and H: counted once, reused while E moves."""
+    """The E grid and both panels' curves (millions) at V and H: counted once, reused while E moves.
+    The factorised curves keep the projection up to E = H."""
     grid = np.unique(np.linspace(1, H, 97).astype(int))
-    return (grid, [token_embedding_params(V, H, e) / 1e6 for e in grid],
-            [_model_count(V, H, e) / 1e6 for e in grid])
+    return (grid, [token_embedding_params(V, H, e, projection=True) / 1e6 for e in grid],
+            [count_parameters(_factorised(V, H, e)).total / 1e6 for e in grid])
 
 
 def _plot(fig, E, V, H) -> dict:
@@ -111,26 +123,44 @@ def _plot(fig, E, V, H) -> dict:
     for ax, curve_y, line_y in ((left, table, d["direct"]), (right, model, d["model_direct"])):
         ax.set_xlim(0, H * 1.02)
         ax.set_ylim(0, max(max(curve_y), line_y / 1e6) * 1.1)
-    embedding_diagram(albert_style(V, H, None if d["E"] == H else d["E"]), ax=diagram)
+    embedding_diagram(_factorised(V, H, E), ax=diagram)
     return d
 
 
+class _WidthSlider(widgets.IntSlider):
+    """An IntSlider that refuses a value above its maximum (ipywidgets would clamp it silently). Lowering
+    the maximum below the value still moves the value down to it, visibly, on the slider."""
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal):
+        if proposal["value"] > self.max:
+            raise ValueError(f"E must be at most H = {self.max}, got {proposal['value']}")
+        return super()._validate_value(proposal)
+
+
 def embedding_explorer(E: int = 128, V: int = 30000, H: int = 768) -> Explorer:
-    """Sliders for E, V and H; the plotted numbers are in ``.data`` (see :func:`embedding_numbers`)."""
-    E = check_int("E", E, minimum=16)
-    if E > MAX_E or E % 16:
-        raise ValueError(f"E must be a multiple of 16 between 16 and {MAX_E}, got {E}")
+    """Sliders for E, V and H (E's maximum is H); the plotted numbers are in ``.data`` (see
+    :func:`embedding_numbers`)."""
     for name, value, options in (("V", V, VOCAB_SIZES), ("H", H, HIDDEN_SIZES)):
         if check_int(name, value, minimum=1) not in options:
             raise ValueError(f"{name} must be one of the slider's values {options}, got {value}")
+    E = check_int("E", E, minimum=E_STEP)
+    if E > H or E % E_STEP:
+        raise ValueError(f"E must be a multiple of {E_STEP} between {E_STEP} and H = {H}, got {E}")
     style = {"description_width": "initial"}
     controls = {
-        "E": widgets.IntSlider(E, min=16, max=MAX_E, step=16, description="E (d_embed)", style=style),
+        "E": _WidthSlider(E, min=E_STEP, max=H, step=E_STEP, description="E (d_embed)", style=style),
         "V": widgets.SelectionSlider(options=VOCAB_SIZES, value=V, description="V (vocabulary)", style=style),
         "H": widgets.SelectionSlider(options=HIDDEN_SIZES, value=H, description="H (hidden)", style=style),
     }
+
+    def follow_H(change):  # registered before the explorer's own observer: E is valid when it redraws
+        controls["E"].max = change["new"]
+
+    controls["H"].observe(follow_H, names="value")
     return Explorer(controls, _plot, width=10, height=CHARTS_HEIGHT + SIZES["embedding"][1],
                     alt="Token-embedding and whole-model parameter counts against the embedding width E, "
-                        "above the embedding path at that E: the V x E token table, the position and "
-                        "token-type tables, the layer norm at width E and the E x H projection W_P (absent "
-                        "at E = H), each with its parameter count")
+                        "factorised (lookup and projection) beside the direct V x H table, above the "
+                        "embedding path at that E: the V x E token table, the position and token-type "
+                        "tables, the layer norm at width E and the E x H projection W_P, each with its "
+                        "parameter count")

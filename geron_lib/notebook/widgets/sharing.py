@@ -11,7 +11,7 @@ import numpy as np
 from matplotlib.ticker import MaxNLocator
 
 from ...model.config import SHARING, EncoderConfig
-from ...studies.depth import forward_time_by_depth, params_by_depth
+from ...studies.depth import forward_time_by_sharing, params_by_depth
 from ...validate import check_choice, check_int
 from ..diagrams import SIZES, sharing_diagram
 from ..explorer import Explorer
@@ -27,9 +27,10 @@ TIMING_CONFIG = EncoderConfig(vocab_size=1000, hidden_size=128, num_attention_he
 
 def measure_timings(config: EncoderConfig = TIMING_CONFIG, *, seq_len: int = 64, repeats: int = 7,
                     seed: int = 0) -> dict:
-    """Median forward seconds at every depth of :data:`DEPTHS`, for every sharing mode, with the sizes."""
-    seconds = {mode: forward_time_by_depth(config.replace(sharing=mode), DEPTHS, seq_len=seq_len,
-                                           repeats=repeats, seed=seed) for mode in SHARING}
+    """Median forward seconds (CPU time, one BLAS thread) at every depth of :data:`DEPTHS`, for every
+    sharing mode, the modes timed side by side (:func:`~geron_lib.studies.depth.forward_time_by_sharing`),
+    with the sizes."""
+    seconds = forward_time_by_sharing(config, DEPTHS, seq_len=seq_len, repeats=repeats, seed=seed)
     return {"depths": DEPTHS, "seconds": seconds, "config": config, "seq_len": seq_len}
 
 
@@ -52,9 +53,10 @@ def _draw_axes(fig, timings):
     left.plot([], [], "o", ms=8, color=PALETTE[0])
     right.plot([], [], "o", ms=8, color=PALETTE[0])
     c, T = timings["config"], timings["seq_len"]
-    left.set(xlabel="layers L", ylabel="parameters (millions)")
-    right.set(xlabel="layers L", ylabel="forward time (ms)",
-              title=f"measured once: H = {c.hidden_size}, FFN {c.intermediate_size}, T = {T}, float32")
+    left.set(xlabel=r"layers $L$", ylabel="parameters (millions)")
+    right.set(xlabel=r"layers $L$", ylabel="forward pass, CPU time (ms)",
+              title=f"measured: H = {c.hidden_size}, F = {c.intermediate_size}, T = {T}, float32, "
+                    "1 thread")
     right.title.set_fontsize(9)
     left.legend(title="sharing", loc="upper left", fontsize=8, title_fontsize=8)
     for ax in (left, right):
