@@ -151,11 +151,12 @@ def unigram_loss(train_ids: np.ndarray, held_out: MaskedBatch, vocab_size: int, 
 
 
 def token_table_rank(table: np.ndarray, *, centred: bool = False) -> dict:
-    """r_eff = exp(-sum_j p_j log p_j),  p_j = s_j / sum_k s_k  (s: singular values).
+    """r_eff = exp(-sum_j p_j log p_j),  p_j = s_j / sum_k s_k
 
-    The singular values s of a token table (V x E), its effective rank (Roy and
-    Vetterli's: E for a flat spectrum, 1 for rank one) and rank_90, the number of
-    directions holding 90 % of its energy (from :func:`~.factorised.rank_errors`).
+    The singular values s of a token table (V x E), its effective rank (Roy
+    and Vetterli's: E for a flat spectrum, 1 for rank one) and rank_90, the
+    number of directions holding 90 % of its energy
+    (from :func:`~.factorised.rank_errors`).
     ``centred``: of the table less its mean row, so that a direction every token
     shares (trained tables have a large one) does not count as structure.
     """
@@ -306,18 +307,20 @@ def spread(result: dict, key: str = "held_out_loss") -> dict[tuple[int, str], tu
 
 
 def loss_per_parameter_saved(result: dict, E: int) -> dict[str, float]:
-    """cost = (loss_mode - loss_none) / (N_none - N_mode) x 10^6, per shared mode at E.
+    """cost = (loss_mode - loss_none) / (N_none - N_mode) x 10^6, per mode at E.
 
-    The held-out loss a sharing mode gives up against not sharing (mean over seeds,
-    after the last epoch), per million parameters it saves: nats per million.
+    The held-out loss a sharing mode gives up against not sharing (mean over
+    seeds, after the last epoch), per million parameters it saves: nats per
+    million (negative when sharing lowered the loss).
     """
     loss, params = spread(result), spread(result, "parameters")
     E = check_int("E", E, minimum=1)
     modes = [s for s in SHARING if s != "none" and (E, s) in loss]
     if (E, "none") not in loss or not modes:
-        both = sorted({e for e, s in loss if s != "none" and (e, "none") in loss})
-        raise ValueError(f"E = {E} has no not-shared and shared runs to compare; "
-                         f"the grid has both at {both}")
+        both = sorted({e for e, s in loss
+                       if s != "none" and (e, "none") in loss})
+        raise ValueError(f"E = {E} has no not-shared and shared runs to "
+                         f"compare; the grid has both at {both}")
     none = (E, "none")
     return {s: (loss[(E, s)][0] - loss[none][0])
             / (params[none][0] - params[(E, s)][0]) * 1e6 for s in modes}

@@ -7,40 +7,51 @@ from geron_lib import EncoderConfig, count_parameters
 from geron_lib.model.flops import approximate_flops_per_token, flops_per_token
 from geron_lib.model.training_memory import training_memory
 from geron_lib.notebook.exercises.tradeoffs import (
-    check_least_loss_per_parameter,
+    check_costlier_saving,
     check_rule_of_thumb_ratio,
     check_sharing_memory_saving,
     rule_of_thumb_ratio,
+    saving_costs,
     sharing_memory_saving,
 )
 
 
-def _grid(all_loss, ffn_loss):
-    runs = [{"E": 64, "sharing": s, "seed": 0, "parameters": n, "held_out_loss": [loss]}
-            for s, n, loss in (("none", 400_000, 5.0), ("all", 100_000, all_loss),
-                               ("ffn", 200_000, ffn_loss))]
+def _grid(narrow_loss, shared_loss, seeds=(0.0, 0.0)):
+    """Three cells, two seeds each: (8, none), (64, none) at 5.0 and (64, all), the seeds offset by
+    ``seeds``."""
+    runs = [{"E": E, "sharing": s, "seed": i, "parameters": 1, "held_out_loss": [loss + offset]}
+            for E, s, loss in ((8, "none", narrow_loss), (64, "none", 5.0), (64, "all", shared_loss))
+            for i, offset in enumerate(seeds)]
     return {"setup": {"hidden_size": 64}, "runs": runs}
 
 
-def test_cheapest_sharing_is_judged_per_parameter_saved():
-    # 'all' loses 0.3 nats for 0.3M saved (1 per million); 'ffn' 0.1 for 0.2M (0.5 per million)
-    grid = _grid(5.3, 5.1)
-    assert check_least_loss_per_parameter("ffn", 64, grid)
-    verdict = check_least_loss_per_parameter("all", 64, grid)
-    assert not verdict and "by the parameters it saves" in verdict.message
-    # the same losses but a cheaper 'all': now sharing everything is the better buy
-    assert check_least_loss_per_parameter("all", 64, _grid(5.12, 5.1))
-    for wrong in ("attention", ..., 3, None):
-        verdict = check_least_loss_per_parameter(wrong, 64, grid)
-        assert not verdict and "should be one of ['all', 'ffn']" in verdict.message
+def test_costlier_saving_by_hand():
+    grid = _grid(5.4, 5.1, seeds=(0.0, 0.05))  # factorising costs 0.4, sharing 0.1, spread 0.05
+    assert saving_costs(grid) == pytest.approx({"factorising": 0.4, "sharing": 0.1, "spread": 0.05})
+    verdict = check_costlier_saving("factorising", grid)
+    assert verdict and "+0.400" in verdict.message and "not a measurable cost" not in verdict.message
+    wrong = check_costlier_saving("sharing", grid)
+    assert not wrong and "Compare each difference with the seed spread" in wrong.message
+    # sharing cheaper than the spread: the verdict says it is no measurable cost
+    assert "Sharing cost no more than the seed spread" in check_costlier_saving(
+        "factorising", _grid(5.4, 4.98, seeds=(0.0, 0.05))).message
+    # the other way round: sharing is the costlier saving
+    assert check_costlier_saving("sharing", _grid(5.1, 5.4))
+    for bad in ("all", ..., 3, None):
+        verdict = check_costlier_saving(bad, grid)
+        assert not verdict and "should be one of ['factorising', 'sharing']" in verdict.message
 
 
-def test_cheapest_sharing_on_the_stored_grid_agrees_with_the_study():
-    from geron_lib.studies.tradeoffs import load_stored, loss_per_parameter_saved
-    costs = loss_per_parameter_saved(load_stored(), 64)
-    assert check_least_loss_per_parameter(min(costs, key=costs.get), 64)
-    with pytest.raises(ValueError, match="E = 48 has no not-shared and shared runs"):
-        check_least_loss_per_parameter("all", 48)
+def test_costlier_saving_on_the_stored_grid_agrees_with_the_spread():
+    from geron_lib.studies.tradeoffs import load_stored, spread
+    loss = spread(load_stored())
+    factorising = loss[(8, "none")][0] - loss[(64, "none")][0]
+    sharing = loss[(64, "all")][0] - loss[(64, "none")][0]
+    costs = saving_costs(load_stored())
+    assert costs["factorising"] == pytest.approx(factorising)
+    assert costs["sharing"] == pytest.approx(sharing)
+    answer = "factorising" if factorising > sharing else "sharing"
+    assert check_costlier_saving(answer)
 
 
 def test_memory_share_by_hand_and_its_slip():
@@ -75,8 +86,8 @@ def test_rule_of_thumb_ratio_and_its_inverse():
     (lambda: check_sharing_memory_saving(0.1, 0), ValueError, "batch must be at least 1"),
     (lambda: check_sharing_memory_saving(0.1, 32, preset="gpt-2"), ValueError, "name must be one of"),
     (lambda: check_rule_of_thumb_ratio(5.0, "albert-base-v2", 0), ValueError, "seq_len must be at least 1"),
-    (lambda: check_least_loss_per_parameter("all", 0), ValueError, "E must be at least 1"),
-    (lambda: check_least_loss_per_parameter("all", 64, {"runs": []}), TypeError, "result must be a grid"),
+    (lambda: check_costlier_saving("sharing", {"runs": []}), TypeError, "result must be a grid"),
+    (lambda: saving_costs({"runs": _grid(5.4, 5.1)["runs"][:4]}), ValueError, "all-shared runs"),
 ])
 def test_bad_arguments_are_refused(call, error, match):
     with pytest.raises(error, match=match):

@@ -7,29 +7,55 @@ import numpy as np
 from ...model.config import SHARING, EncoderConfig
 from ...model.flops import approximate_flops_per_token, flops_per_token
 from ...model.training_memory import training_memory
-from ...studies.tradeoffs import load_stored, loss_per_parameter_saved
+from ...studies.tradeoffs import load_stored, spread
 from ...validate import check_choice, check_int
 from . import Feedback, grade_number
 
 
-def check_least_loss_per_parameter(answer, E: int = 64, result: dict | None = None) -> Feedback:
-    """Is ``answer`` the sharing mode ("all", "attention" or "ffn") that gives up the least held-out loss
-    per parameter saved against not sharing, at embedding size E in the stored grid (``result``, read from
-    ``book/data/tradeoffs.json`` when None)?"""
-    result = load_stored() if result is None else result
-    per_million = loss_per_parameter_saved(result, check_int("E", E, minimum=1))
-    expected = min(per_million, key=per_million.get)
-    shown = ", ".join(f"{mode} {value:+.3f}" for mode, value in per_million.items())
-    if not isinstance(answer, str) or answer not in per_million:
-        return Feedback(False, f"the answer should be one of {sorted(per_million)} (a sharing mode); got "
-                               f"{answer!r}.")
+def saving_costs(result: dict) -> dict[str, float]:
+    """cost = L_saving - L_none: what each saving gave up in held-out loss.
+
+    From the stored grid (mean over seeds, after the last epoch): "factorising",
+    narrowing E from the grid's largest to its smallest, not shared; "sharing",
+    sharing all layers at the largest E; "spread", the median over the grid's
+    cells of the lowest-to-highest seed range, the yardstick for both.
+    """
+    loss = spread(result)
+    if not any(s == "none" for _, s in loss):
+        raise ValueError(f"result has no not-shared runs; it has the cells {sorted(loss)}")
+    E_small = min(E for E, s in loss if s == "none")
+    E_big = max(E for E, s in loss if s == "none")
+    if (E_big, "all") not in loss or E_small == E_big:
+        raise ValueError("result must hold not-shared runs at two widths E and all-shared runs at "
+                         f"the largest; it has the cells {sorted(loss)}")
+    none = loss[(E_big, "none")][0]
+    return {"factorising": loss[(E_small, "none")][0] - none,
+            "sharing": loss[(E_big, "all")][0] - none,
+            "spread": float(np.median([hi - lo for _, lo, hi in loss.values()]))}
+
+
+def check_costlier_saving(answer, result: dict | None = None) -> Feedback:
+    """Is ``answer`` the saving ("factorising" or "sharing") that cost the miniatures more held-out loss
+    in the stored grid (``result``, read from ``book/data/tradeoffs.json`` when None)?"""
+    costs = saving_costs(load_stored() if result is None else result)
+    choices = ("factorising", "sharing")
+    if not isinstance(answer, str) or answer not in choices:
+        return Feedback(False, f"the answer should be one of {list(choices)}; got {answer!r}.")
+    expected = max(choices, key=costs.get)
+    other = min(choices, key=costs.get)
+    shown = (f"factorising (E from largest to smallest, not shared) "
+             f"{costs['factorising']:+.3f} nats, sharing all layers at the largest E "
+             f"{costs['sharing']:+.3f} nats; the typical seed spread of one cell is "
+             f"{costs['spread']:.3f}")
+    within = abs(costs[other]) <= costs["spread"]
     if answer == expected:
-        return Feedback(True, f"{expected!r} gives up the least: nats of held-out loss per million "
-                              f"parameters saved, at E = {E}: {shown}.")
-    return Feedback(False, f"{answer!r} is not the cheapest. Divide each mode's loss increase over "
-                           "not sharing (mean over seeds) by the parameters it saves: a mode that saves "
-                           "few parameters must also lose very little. "
-                           f"Look at loss_per_parameter_saved(result, {E}).")
+        verdict = (f" {other.capitalize()} cost no more than the seed spread: not a measurable cost."
+                   if within else "")
+        return Feedback(True, f"{expected!r} cost more: {shown}.{verdict}")
+    return Feedback(False, f"{answer!r} cost less here: {shown}. Compare each difference with the seed "
+                           "spread before you compare them with each other: look at spread(result) "
+                           "for the not-shared cells at the smallest and largest E and the all-shared "
+                           "cell at the largest.")
 
 
 def _albert(preset: str, sharing: str) -> EncoderConfig:
