@@ -1,7 +1,8 @@
 """Median time of one slider update of the chapters' explorers: the counts, the redraw (the charts and the
 diagram panel) and the PNG render a reader's move costs. Target: at most 100 ms for the d_embed (E) slider
-of the factorised-embedding explorer on the book's 2-core machine; the sharing explorer's L slider and the
-heads explorer's h slider are timed beside it, in the same rounds.
+of the factorised-embedding explorer and for the E slider of the budget explorer (trade-offs chapter) on the
+book's 2-core machine; the sharing explorer's L slider and the heads explorer's h slider are timed beside
+them, in the same rounds.
 
     .venv/bin/python benchmarks/bench_slider.py [updates] [--cpu]
 
@@ -17,6 +18,7 @@ import time
 import numpy as np
 
 from geron_lib.notebook.widgets.attention import heads_explorer
+from geron_lib.notebook.widgets.budget import EMBEDDING_SIZES, budget_explorer
 from geron_lib.notebook.widgets.embeddings import embedding_explorer
 from geron_lib.notebook.widgets.sharing import DEPTHS, TIMING_CONFIG, sharing_explorer
 from geron_lib.timing import sample_seconds
@@ -48,6 +50,8 @@ def main(updates: int = 60, clock=time.perf_counter) -> None:
                                            itertools.islice(itertools.cycle(range(16, 769, 16)), 0, 336, 7)),
         "L (sharing explorer)": _updates(sharing_explorer(timings), "L", DEPTHS),
         "h (heads explorer)": _updates(heads_explorer(), "h", (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)),
+        # every E the slider offers at H = 768 (larger E is taken as H), with the stored grid
+        "E (budget explorer)": _updates(budget_explorer(), "E", EMBEDDING_SIZES),
     }
     samples = sample_seconds(sliders, repeat=updates, min_seconds=1e-9, clock=clock)
     what = "CPU time" if clock is time.process_time else "wall time"

@@ -1,9 +1,9 @@
 """ALBERT's trade-offs in miniature, stored for the chapter: the whole grid of geron_lib.studies.tradeoffs.
 
 Trains every (E, sharing) cell of the setup with every seed on the English corpus and writes the rounded
-results, the setup, the corpus and tokenizer, the time taken and this command to book/data/tradeoffs.json.
-The defaults are the stored run (36 runs, 32 minutes on the shared 2-core machine it was made on); the options
-shrink it for a quick look.
+results, the setup, the corpus and tokenizer, the time taken, the machine's load average at the start and the
+end, and this command to book/data/tradeoffs.json. The defaults are the stored run (36 runs of 8 epochs); the
+options shrink it for a quick look.
 
 Run from the repository root:
   .venv/bin/python scripts/tradeoff_experiment.py [--epochs N] [--seeds S ...] [--output PATH]
@@ -12,6 +12,7 @@ Run from the repository root:
 import argparse
 import dataclasses
 import json
+import os
 import platform
 import shlex
 import sys
@@ -20,17 +21,16 @@ from pathlib import Path
 
 from geron_lib.studies import tradeoffs as tx
 
-OUTPUT = Path(__file__).resolve().parents[1] / "book" / "data" / "tradeoffs.json"
-
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=tx.Setup.epochs)
     parser.add_argument("--seeds", type=int, nargs="+", default=list(tx.Setup.seeds))
-    parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--output", type=Path, default=tx.STORED)
     args = parser.parse_args(argv)
     setup = dataclasses.replace(tx.Setup(), epochs=args.epochs, seeds=tuple(args.seeds))
     n_runs = len(setup.grid()) * len(setup.seeds)
+    load_start = os.getloadavg()[0]
     start = time.perf_counter()
 
     def done(r: dict) -> None:
@@ -42,7 +42,8 @@ def main(argv: list[str]) -> None:
     result = tx.run(setup, done=done)
     seconds = time.perf_counter() - start
     stored = {"command": shlex.join([".venv/bin/python", "scripts/tradeoff_experiment.py", *argv]),
-              "python": platform.python_version(), "seconds": round(seconds)} | tx.rounded(result)
+              "python": platform.python_version(), "seconds": round(seconds),
+              "load_average": [round(load_start, 1), round(os.getloadavg()[0], 1)]} | tx.rounded(result)
     args.output.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
     print(f"{n_runs} runs in {seconds / 60:.1f} min; wrote {args.output}")
 

@@ -1,5 +1,6 @@
 """The ALBERT paper's published parameter counts (Lan et al. 2020, Tables 1, 3 and 4) as data: every row
-with the EncoderConfig that describes it, our exact count, and which ways of counting reach the figure."""
+with the EncoderConfig that describes it, our exact count, and which ways of counting reach the figure; and
+the paper's downstream scores (Tables 2, 3 and 4: each task, the Avg column, Table 2's speed-ups)."""
 
 from __future__ import annotations
 
@@ -174,3 +175,73 @@ def markdown_table(rows, columns: dict[str, Accounting]) -> str:
             f"{(n - row.millions * MILLION) / MILLION:+.2f}M" for n in counts]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class PaperScores:
+    """One row of the paper's downstream results (dev sets, after 125k pretraining steps): SQuAD 1.1 and 2.0
+    as (F1, EM), MNLI, SST-2 and RACE accuracy, the Avg column, and Table 2's training speed-up against
+    BERT large (None elsewhere)."""
+
+    table: int
+    model: str
+    config: EncoderConfig
+    squad11: tuple[float, float]
+    squad20: tuple[float, float]
+    mnli: float
+    sst2: float
+    race: float
+    average: float
+    speedup: float | None = None
+
+    def task_average(self) -> float:
+        """Avg = (SQuAD1.1 + SQuAD2.0 + MNLI + SST-2 + RACE) / 5, each SQuAD the mean of its F1 and EM.
+
+        The paper's rule for its Avg column (Table 2's caption), from the columns as printed."""
+        squad = sum(self.squad11) / 2 + sum(self.squad20) / 2
+        return (squad + self.mnli + self.sst2 + self.race) / 5
+
+
+def _scores(table: int, model: str, config: EncoderConfig, *figures, speedup: float | None = None):
+    f1_11, em_11, f1_20, em_20, mnli, sst2, race, average = figures
+    return PaperScores(table, model, config, (f1_11, em_11), (f1_20, em_20), mnli, sst2, race, average,
+                       speedup)
+
+
+#: Table 2 (its Avg and Speedup columns among the rest), as printed in the ICLR 2020 version (arXiv v6).
+TABLE_2 = tuple(_scores(2, model, PRESETS[preset], *figures, speedup=speedup)
+                for model, preset, figures, speedup in (
+    ("BERT base", "bert-base", (90.4, 83.2, 80.4, 77.6, 84.5, 92.8, 68.2, 82.3), 4.7),
+    ("BERT large", "bert-large", (92.2, 85.5, 85.0, 82.2, 86.6, 93.0, 73.9, 85.2), 1.0),
+    ("ALBERT base", "albert-base-v2", (89.3, 82.3, 80.0, 77.1, 81.6, 90.3, 64.0, 80.1), 5.6),
+    ("ALBERT large", "albert-large-v2", (90.6, 83.9, 82.3, 79.4, 83.5, 91.7, 68.5, 82.4), 1.7),
+    ("ALBERT xlarge", "albert-xlarge-v2", (92.5, 86.1, 86.1, 83.1, 86.4, 92.4, 74.8, 85.5), 0.6),
+    ("ALBERT xxlarge", "albert-xxlarge-v2", (94.1, 88.3, 88.1, 85.1, 88.0, 95.2, 82.3, 88.7), 0.3)))
+
+#: Table 3's scores: E = 64, 128, 256, 768 in ALBERT base, not-shared and all-shared.
+TABLE_3_SCORES = tuple(
+    _scores(3, f"{_SHARING_NAMES[sharing]}, E = {E}", _albert_base(E, sharing), *figures)
+    for sharing, E, figures in (
+        ("none", 64, (89.9, 82.9, 80.1, 77.8, 82.9, 91.5, 66.7, 81.3)),
+        ("none", 128, (89.9, 82.8, 80.3, 77.3, 83.7, 91.5, 67.9, 81.7)),
+        ("none", 256, (90.2, 83.2, 80.3, 77.4, 84.1, 91.9, 67.3, 81.8)),
+        ("none", 768, (90.4, 83.2, 80.4, 77.6, 84.5, 92.8, 68.2, 82.3)),
+        ("all", 64, (88.7, 81.4, 77.5, 74.8, 80.8, 89.4, 63.5, 79.0)),
+        ("all", 128, (89.3, 82.3, 80.0, 77.1, 81.6, 90.3, 64.0, 80.1)),
+        ("all", 256, (88.8, 81.5, 79.1, 76.3, 81.5, 90.3, 63.4, 79.6)),
+        ("all", 768, (88.6, 81.5, 79.2, 76.6, 82.0, 90.6, 63.3, 79.8))))
+
+#: Table 4's scores: the four sharing modes in ALBERT base at E = 768 and E = 128. Two cells repeat a
+#: model of Table 3 with another MNLI figure (all-shared and not-shared at E = 128); each table's Avg
+#: follows its own columns.
+TABLE_4_SCORES = tuple(
+    _scores(4, f"{_SHARING_NAMES[sharing]}, E = {E}", _albert_base(E, sharing), *figures)
+    for E, sharing, figures in (
+        (768, "all", (88.6, 81.5, 79.2, 76.6, 82.0, 90.6, 63.3, 79.8)),
+        (768, "attention", (89.9, 82.7, 80.0, 77.2, 84.0, 91.4, 67.7, 81.6)),
+        (768, "ffn", (89.2, 82.1, 78.2, 75.4, 81.5, 90.8, 62.6, 79.5)),
+        (768, "none", (90.4, 83.2, 80.4, 77.6, 84.5, 92.8, 68.2, 82.3)),
+        (128, "all", (89.3, 82.3, 80.0, 77.1, 82.0, 90.3, 64.0, 80.1)),
+        (128, "attention", (89.9, 82.8, 80.7, 77.9, 83.4, 91.9, 67.6, 81.7)),
+        (128, "ffn", (88.9, 81.6, 78.6, 75.6, 82.3, 91.7, 64.4, 80.2)),
+        (128, "none", (89.9, 82.8, 80.3, 77.3, 83.2, 91.5, 67.9, 81.6))))

@@ -5,33 +5,41 @@ model, how far every layer moves its input (the paper's Figure 1) and the rank o
 
 Every run trains on the same tokens for the same number of steps, with a fresh masking every epoch
 (dynamic masking); only E, the sharing mode and the seed differ. The seed sets the initial weights, the
-masks and the batch order.
+masks and the batch order. Beside the experiment: the stored grid, read back and summarised, and one
+training step of a cell's model timed side by side with others'.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..model.config import SHARING, EncoderConfig
-from ..model.mlm import MaskedBatch, MaskedLM
+from ..model.mlm import MASKED, NOT_SELECTED, MaskedBatch, MaskedLM
 from ..model.params import count_parameters
 from ..pretraining import corpus
 from ..pretraining.masking import MaskingSchedule, bert_mask
 from ..pretraining.subword import WordPieceTokenizer
-from ..pretraining.train import TrainingConfig, train_mlm
-from ..validate import check_choice, check_int, check_type
+from ..pretraining.tokenizer import SPECIAL_TOKENS
+from ..pretraining.train import AdamW, TrainingConfig, clip_grad_norm, learning_rate, train_mlm
+from ..timing import sample_seconds
+from ..validate import check_choice, check_int, check_positive_number, check_type
 from .depth import layer_movement
 from .factorised import rank_errors
 from .masking_experiment import HELD_OUT_MASK_SEED
 
 #: The energy share that :func:`token_table_rank`'s ``rank_90`` keeps.
 ENERGY = 0.9
+#: Where ``scripts/tradeoff_experiment.py`` stores the grid: the book's data folder.
+STORED = Path(__file__).resolve().parents[2] / "book" / "data" / "tradeoffs.json"
 
 
 @dataclass(frozen=True)
@@ -50,9 +58,10 @@ class Setup:
     intermediate_size: int = 256
     embedding_sizes: tuple[int, ...] = (8, 16, 32, 64)         # the E sweep, not shared and all shared
     mode_embedding_sizes: tuple[int, ...] = (64, 16)           # E for the four sharing modes
-    epochs: int = 4
+    epochs: int = 8
     batch_size: int = 16
     lr: float = 2e-3
+    warmup: float = 0.1                    # share of the steps spent warming up to lr
     mask_prob: float = 0.15
     seeds: tuple[int, ...] = (0, 1, 2)
     dtype: str = "float32"
@@ -80,9 +89,10 @@ class Setup:
         self.training(0)                                     # lr, batch size, ...
 
     def training(self, seed: int) -> TrainingConfig:
-        """How each run trains: these epochs, batch size and peak learning rate; batches shuffled by
-        ``seed``."""
-        return TrainingConfig(epochs=self.epochs, batch_size=self.batch_size, lr=self.lr, seed=seed)
+        """How each run trains: these epochs, batch size, peak learning rate and warm-up; batches shuffled
+        by ``seed``."""
+        return TrainingConfig(epochs=self.epochs, batch_size=self.batch_size, lr=self.lr, warmup=self.warmup,
+                              seed=seed)
 
     def model_config(self, E: int, sharing: str) -> EncoderConfig:
         """The model of one run: ALBERT's layout at these sizes, E = H meaning a plain V x H table."""
@@ -141,25 +151,27 @@ def unigram_loss(train_ids: np.ndarray, held_out: MaskedBatch, vocab_size: int, 
 
 
 def token_table_rank(table: np.ndarray, *, centred: bool = False) -> dict:
-    """r_eff = exp(-sum_i p_i log p_i),  p_i = s_i / sum_j s_j;  r_90 = min k: sum_{i<=k} s_i^2 >= 0.9 sum s^2
+    """r_eff = exp(-sum_j p_j log p_j),  p_j = s_j / sum_k s_k
 
-    The singular values s of a token table (V x E), its effective rank (Roy and Vetterli's: the exponential
-    of the entropy of the normalised singular values; E for a flat spectrum, 1 for rank one), and the
-    number of directions holding 90 % of its energy (from :func:`~.factorised.rank_errors`). ``centred``:
-    of the table less its mean row, so that a direction every token shares (trained tables have a large one)
-    does not count as structure.
+    The singular values s of a token table (V x E), its effective rank (Roy
+    and Vetterli's: E for a flat spectrum, 1 for rank one) and rank_90, the
+    number of directions holding 90 % of its energy
+    (from :func:`~.factorised.rank_errors`).
+    ``centred``: of the table less its mean row, so that a direction every token
+    shares (trained tables have a large one) does not count as structure.
     """
     table = np.asarray(table, dtype=np.float64)
     if centred:
         table = table - table.mean(axis=0)
     s = np.linalg.svd(table, compute_uv=False)
     if not s.sum() > 0:
-        raise ValueError("table is zero" + (" once its mean row is removed" if centred else "")
-                         + ": it has no spectrum to measure")
+        where = " once its mean row is removed" if centred else ""
+        raise ValueError(f"table is zero{where}: it has no spectrum to measure")
     p = s / s.sum()
     entropy = -(p[p > 0] * np.log(p[p > 0])).sum()
     rank_90 = int(np.argmax(rank_errors(table) ** 2 <= 1 - ENERGY + 1e-12))
-    return {"singular_values": s, "effective_rank": float(np.exp(entropy)), "rank_90": rank_90}
+    return {"singular_values": s, "effective_rank": float(np.exp(entropy)),
+            "rank_90": rank_90}
 
 
 def movement(model: MaskedLM, ids: np.ndarray, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
@@ -170,10 +182,19 @@ def movement(model: MaskedLM, ids: np.ndarray, pad_id: int) -> tuple[np.ndarray,
     return layer_movement([s[keep][None] for s in states])  # each (1, tokens, H)
 
 
+def hidden_rank(model: MaskedLM, ids: np.ndarray, pad_id: int) -> dict:
+    """:func:`token_table_rank` (centred) of the last layer's hidden states on ``ids``: one row per real
+    token (not ``pad_id``), H wide. The context-dependent counterpart of the token table's spectrum."""
+    keep = ids != pad_id
+    hidden = model.encoder(ids, attention_mask=keep.astype(np.int64))  # (B, T, H)
+    return token_table_rank(hidden[keep], centred=True)
+
+
 def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
               progress: Callable[[str], None] | None = None) -> dict:
     """Train one model, (E, sharing, seed), and measure it: held-out loss by epoch, perplexity, parameters,
-    median seconds per step, layer movement, and the rank of its token table before and after training."""
+    median seconds per step, layer movement, the rank of its token table before and after training, and the
+    rank of its last hidden states on the held-out text."""
     config = setup.model_config(E, sharing)
     model = MaskedLM(config, seed=seed, dtype=np.dtype(setup.dtype))
     initial = token_table_rank(model.encoder.embeddings["word"])
@@ -189,6 +210,7 @@ def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
     distance, cosine = movement(model, d.held_ids, d.tokenizer.pad_id)
     table = model.encoder.embeddings["word"]
     trained, centred = token_table_rank(table), token_table_rank(table, centred=True)
+    hidden = hidden_rank(model, d.held_ids, d.tokenizer.pad_id)
     return {"E": E, "sharing": sharing, "seed": seed,
             "parameters": count_parameters(config, mlm_head=True).total,
             "held_out_loss": history.held_out_loss, "train_loss": history.train_loss,
@@ -199,7 +221,11 @@ def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
             "singular_values_centred": centred["singular_values"].tolist(),
             "effective_rank": trained["effective_rank"], "rank_90": trained["rank_90"],
             "effective_rank_centred": centred["effective_rank"], "rank_90_centred": centred["rank_90"],
-            "effective_rank_initial": initial["effective_rank"], "rank_90_initial": initial["rank_90"]}
+            "effective_rank_initial": initial["effective_rank"], "rank_90_initial": initial["rank_90"],
+            "singular_values_initial": initial["singular_values"].tolist(),
+            "hidden_singular_values_centred": hidden["singular_values"].tolist(),
+            "effective_rank_hidden_centred": hidden["effective_rank"],
+            "rank_90_hidden_centred": hidden["rank_90"]}
 
 
 def run(setup: Setup = Setup(), *, progress: Callable[[int], Callable[[str], None]] | None = None,
@@ -251,3 +277,111 @@ def summary(result: dict, key: str = "perplexity") -> dict[tuple[int, str], tupl
         values.setdefault((r["E"], r["sharing"]), []).append(v)
     return {cell: (float(np.mean(v)), float(np.std(v, ddof=1)) if len(v) > 1 else 0.0)
             for cell, v in values.items()}
+
+
+def load_stored(path=STORED) -> dict:
+    """The grid ``scripts/tradeoff_experiment.py`` stored (by default ``book/data/tradeoffs.json``)."""
+    if not isinstance(path, str | Path):
+        raise TypeError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no stored grid at {path}: run scripts/tradeoff_experiment.py, or pass the "
+                                "path of book/data/tradeoffs.json")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _check_result(result) -> dict:
+    if not isinstance(result, dict) or not isinstance(result.get("runs"), list) or not result["runs"]:
+        raise TypeError("result must be a grid as run() returns or load_stored() reads: a dict with runs")
+    return result
+
+
+def spread(result: dict, key: str = "held_out_loss") -> dict[tuple[int, str], tuple[float, float, float]]:
+    """Per (E, sharing): the (mean, lowest, highest) over seeds of one per-run number, ``key`` (a list
+    takes its last item: the held-out loss after the last epoch)."""
+    values = {}
+    for r in _check_result(result)["runs"]:
+        v = r[key][-1] if isinstance(r[key], list) else r[key]
+        values.setdefault((r["E"], r["sharing"]), []).append(v)
+    return {cell: (float(np.mean(v)), float(np.min(v)), float(np.max(v))) for cell, v in values.items()}
+
+
+def loss_per_parameter_saved(result: dict, E: int) -> dict[str, float]:
+    """cost = (loss_mode - loss_none) / (N_none - N_mode) x 10^6, per mode at E.
+
+    The held-out loss a sharing mode gives up against not sharing (mean over
+    seeds, after the last epoch), per million parameters it saves: nats per
+    million (negative when sharing lowered the loss).
+    """
+    loss, params = spread(result), spread(result, "parameters")
+    E = check_int("E", E, minimum=1)
+    modes = [s for s in SHARING if s != "none" and (E, s) in loss]
+    if (E, "none") not in loss or not modes:
+        both = sorted({e for e, s in loss
+                       if s != "none" and (e, "none") in loss})
+        raise ValueError(f"E = {E} has no not-shared and shared runs to "
+                         f"compare; the grid has both at {both}")
+    none = (E, "none")
+    return {s: (loss[(E, s)][0] - loss[none][0])
+            / (params[none][0] - params[(E, s)][0]) * 1e6 for s in modes}
+
+
+def nearest_cell(result: dict, embedding_ratio: float, sharing: str) -> tuple[int, str]:
+    """The trained (E, sharing) cell nearest a model with E / H = ``embedding_ratio`` under ``sharing``: of
+    the grid's cells with that sharing mode, the one whose E / H is closest on a log scale (a tie goes to
+    the larger E). The grid's H is one width, so only E / H and the sharing mode can be matched."""
+    result = _check_result(result)
+    ratio = check_positive_number("embedding_ratio", embedding_ratio)
+    check_choice("sharing", sharing, SHARING)
+    H = result["setup"]["hidden_size"]
+    cells = sorted({(r["E"], r["sharing"]) for r in result["runs"] if r["sharing"] == sharing})
+    if not cells:
+        raise ValueError(f"the grid has no run with sharing={sharing!r}")
+    return min(cells, key=lambda c: (abs(math.log(c[0] / H / ratio)), -c[0]))
+
+
+def masked_batch(setup: Setup, seed: int = 0) -> MaskedBatch:
+    """One training batch of the setup's shape with no corpus behind it: ``batch_size`` rows of T random
+    non-special ids, 15 % of them (``mask_prob``) replaced by [MASK] and predicted. What a training step
+    costs does not depend on which words are read."""
+    check_type("setup", setup, Setup)
+    rng = np.random.default_rng(check_int("seed", seed, minimum=0))
+    ids = rng.integers(len(SPECIAL_TOKENS), setup.vocab_size, (setup.batch_size, setup.T))
+    decision = np.where(rng.random(ids.shape) < setup.mask_prob, MASKED, NOT_SELECTED).astype(np.int8)
+    decision[:, 0] = MASKED  # every row predicts something
+    mask_id = SPECIAL_TOKENS.index("[MASK]")
+    return MaskedBatch(np.where(decision == MASKED, mask_id, ids), ids, decision, np.ones_like(ids))
+
+
+def step_seconds(setup: Setup, cells, *, repeat: int = 7, min_seconds: float = 0.05,
+                 seed: int = 0) -> dict[tuple[int, str], list[float]]:
+    """Seconds of one training step (forward, backward, clipping, AdamW) for each (E, sharing) cell's model,
+    one sample per round.
+
+    Every model trains on the same :func:`masked_batch` at the setup's peak learning rate; the steps are
+    timed side by side (:func:`geron_lib.timing.sample_seconds`: within each round every cell in turn, odd
+    rounds in reverse order, this process's CPU time) with BLAS on one thread, as the grid trained.
+    """
+    check_type("setup", setup, Setup)
+    cells = [tuple(c) for c in cells] if isinstance(cells, list | tuple) else []
+    if not cells:
+        raise ValueError("cells must be a non-empty list of (E, sharing) pairs")
+    for E, sharing in cells:
+        setup.model_config(E, sharing)  # checks E and sharing
+    batch = masked_batch(setup, seed)
+    clip = setup.training(seed)
+
+    def one_step(model: MaskedLM, optimizer: AdamW) -> Callable[[], None]:
+        def step() -> None:
+            _, grads = model.loss_and_grads(batch)
+            clip_grad_norm(grads, clip.max_grad_norm)
+            optimizer.step(grads, learning_rate(1, 1, setup.lr, 0))
+        return step
+
+    steps = {}
+    for E, sharing in cells:
+        model = MaskedLM(setup.model_config(E, sharing), seed=seed, dtype=np.dtype(setup.dtype))
+        steps[(E, sharing)] = one_step(model, AdamW(model.parameters(), weight_decay=clip.weight_decay))
+    with threadpool_limits(limits=1, user_api="blas"):
+        return sample_seconds(steps, repeat=check_int("repeat", repeat, minimum=1),
+                              min_seconds=min_seconds, alternate=True)

@@ -6,8 +6,11 @@ import pytest
 from geron_lib.studies.paper import (
     PLAIN,
     TABLE_1,
+    TABLE_2,
     TABLE_3,
+    TABLE_3_SCORES,
     TABLE_4,
+    TABLE_4_SCORES,
     Accounting,
     accountings,
     extra_needed,
@@ -152,6 +155,49 @@ def test_markdown_table():
     lines = text.splitlines()
     assert len(lines) == 4 and lines[0].startswith("| Table | Model | Paper | plain (exact)")
     assert "87,057,408" in lines[2] and "+0.06M" in lines[2]
+
+
+def test_scores_rows_are_the_published_models():
+    # Table 2 is Table 1's six models; Tables 3 and 4's scores are the rows whose sizes TABLE_3 and TABLE_4
+    # hold, in the same order
+    assert [(r.model, r.config) for r in TABLE_2] == [(r.model, r.config) for r in TABLE_1]
+    assert [(r.model, r.config) for r in TABLE_3_SCORES] == [(r.model, r.config) for r in TABLE_3]
+    assert [(r.model, r.config) for r in TABLE_4_SCORES] == [(r.model, r.config) for r in TABLE_4]
+    assert [(r.average, r.speedup) for r in TABLE_2] == [(82.3, 4.7), (85.2, 1.0), (80.1, 5.6), (82.4, 1.7),
+                                                         (85.5, 0.6), (88.7, 0.3)]
+    assert all(r.speedup is None for r in TABLE_3_SCORES + TABLE_4_SCORES)
+
+
+@pytest.mark.parametrize("row", TABLE_2 + TABLE_3_SCORES + TABLE_4_SCORES,
+                         ids=lambda r: f"T{r.table} {r.model}")
+def test_each_avg_is_the_mean_of_its_tasks_as_printed(row):
+    # the caption's rule, from the transcribed columns: a slip in any figure of a row would show here
+    assert abs(row.task_average() - row.average) <= 0.05 + 1e-9
+
+
+def test_the_same_model_across_tables():
+    # BERT base is the not-shared E = 768 row of Tables 3 and 4; ALBERT base the all-shared E = 128 row
+    bert_base, albert_base = TABLE_2[0], TABLE_2[2]
+    rows = {(r.table, r.config.sharing, r.config.E): r for r in TABLE_3_SCORES + TABLE_4_SCORES}
+    for row in (rows[(3, "none", 768)], rows[(4, "none", 768)]):
+        assert (row.squad11, row.squad20, row.mnli, row.sst2, row.race) == (
+            bert_base.squad11, bert_base.squad20, bert_base.mnli, bert_base.sst2, bert_base.race)
+    assert rows[(3, "all", 128)].average == rows[(4, "all", 128)].average == albert_base.average
+    # two E = 128 cells print another MNLI figure in Table 4 than in Table 3, each Avg following its own
+    assert (rows[(3, "all", 128)].mnli, rows[(4, "all", 128)].mnli) == (81.6, 82.0)
+    assert (rows[(3, "none", 128)].mnli, rows[(4, "none", 128)].mnli) == (83.7, 83.2)
+    assert (rows[(3, "none", 128)].average, rows[(4, "none", 128)].average) == (81.7, 81.6)
+
+
+def test_what_the_paper_says_of_its_tables():
+    # section 4.5: all-shared costs 1.5 Avg at E = 128 and 2.5 at E = 768; sharing attention +0.1 and -0.7
+    rows = {(r.config.E, r.config.sharing): r.average for r in TABLE_4_SCORES}
+    assert round(rows[(128, "all")] - rows[(128, "none")], 1) == -1.5
+    assert round(rows[(768, "all")] - rows[(768, "none")], 1) == -2.5
+    assert round(rows[(128, "attention")] - rows[(128, "none")], 1) == 0.1
+    assert round(rows[(768, "attention")] - rows[(768, "none")], 1) == -0.7
+    # most of the drop comes from sharing the FFN: at both E it scores below sharing attention
+    assert all(rows[(E, "ffn")] < rows[(E, "attention")] for E in (128, 768))
 
 
 @pytest.mark.parametrize("call, error, match", [

@@ -158,3 +158,81 @@ def test_data_refuses_a_vocabulary_the_corpus_cannot_fill():
 def test_run_refuses_a_non_setup():
     with pytest.raises(TypeError, match="setup must be a Setup"):
         tx.run({"epochs": 1})
+
+
+def test_every_run_records_the_spectra_it_plots(result):
+    for r in result["runs"]:
+        assert len(r["singular_values_initial"]) == r["E"]
+        assert len(r["hidden_singular_values_centred"]) == TINY.hidden_size
+        assert 1 <= r["effective_rank_hidden_centred"] <= TINY.hidden_size
+        assert 1 <= r["rank_90_hidden_centred"] <= TINY.hidden_size
+        model = MaskedLM(TINY.model_config(r["E"], r["sharing"]), seed=r["seed"], dtype=np.float32)
+        initial = tx.token_table_rank(model.encoder.embeddings["word"])  # the same seed draws the same table
+        assert np.allclose(r["singular_values_initial"], initial["singular_values"], rtol=1e-5)
+
+
+def test_hidden_rank_reads_real_tokens_only():
+    model = MaskedLM(TINY.model_config(16, "all"), seed=1, dtype=np.float64)
+    ids = np.array([[1, 7, 8, 9, 2, 0], [1, 10, 11, 2, 0, 0]])
+    padded = np.hstack([ids, np.zeros((2, 3), int)])
+    a, b = tx.hidden_rank(model, ids, 0), tx.hidden_rank(model, padded, 0)
+    assert np.allclose(a["singular_values"], b["singular_values"])
+    hidden = model.encoder(ids, attention_mask=(ids != 0).astype(np.int64))[ids != 0]  # 9 tokens
+    assert np.allclose(a["singular_values"], tx.token_table_rank(hidden, centred=True)["singular_values"])
+
+
+def _fake_grid():
+    # two seeds; parameters as the cells' real counts would order them, losses chosen by hand
+    runs = []
+    for seed, shift in ((0, 0.0), (1, 0.2)):
+        for E, sharing, n, loss in ((64, "none", 400_000, 5.0), (64, "all", 100_000, 5.6),
+                                    (64, "ffn", 200_000, 5.2), (16, "none", 300_000, 5.5),
+                                    (16, "all", 50_000, 5.9)):
+            runs.append({"E": E, "sharing": sharing, "seed": seed, "parameters": n,
+                         "held_out_loss": [9.0, loss + shift]})
+    return {"setup": {"hidden_size": 64}, "runs": runs}
+
+
+def test_spread_and_loss_per_parameter_saved_by_hand():
+    grid = _fake_grid()
+    assert tx.spread(grid)[(64, "ffn")] == pytest.approx((5.3, 5.2, 5.4))
+    assert tx.spread(grid, "parameters")[(16, "all")] == (50_000, 50_000, 50_000)
+    # (5.7 - 5.1) / 0.3M = 2 nats per million for 'all'; (5.3 - 5.1) / 0.2M = 1 for 'ffn'
+    assert tx.loss_per_parameter_saved(grid, 64) == pytest.approx({"all": 2.0, "ffn": 1.0})
+    assert tx.loss_per_parameter_saved(grid, 16) == pytest.approx({"all": 0.4 / 0.25})
+    with pytest.raises(ValueError, match=r"E = 32 has no not-shared and shared runs .* both at \[16, 64\]"):
+        tx.loss_per_parameter_saved(grid, 32)
+
+
+def test_nearest_cell_matches_sharing_then_E_over_H_on_a_log_scale():
+    grid = _fake_grid()  # H = 64: 'all' trained at E/H = 1/4 and 1
+    assert tx.nearest_cell(grid, 128 / 768, "all") == (16, "all")  # 1/6 is nearer 1/4 than 1 (log scale)
+    assert tx.nearest_cell(grid, 0.5, "all") == (64, "all")  # 1/2: a tie on a log scale, the larger E
+    assert tx.nearest_cell(grid, 0.01, "ffn") == (64, "ffn")  # the only 'ffn' cell
+    with pytest.raises(ValueError, match="no run with sharing='attention'"):
+        tx.nearest_cell(grid, 1.0, "attention")
+    with pytest.raises(ValueError, match="embedding_ratio"):
+        tx.nearest_cell(grid, 0.0, "all")
+    with pytest.raises(TypeError, match="result must be a grid"):
+        tx.nearest_cell({"runs": []}, 1.0, "all")
+
+
+def test_step_seconds_times_every_cell_on_one_batch():
+    batch = tx.masked_batch(TINY, seed=3)
+    assert batch.input_ids.shape == (TINY.batch_size, TINY.T) and batch.selected[:, 0].all()
+    assert (batch.labels >= 5).all() and (batch.input_ids[batch.selected] == 3).all()  # [MASK] is id 3
+    samples = tx.step_seconds(TINY, [(4, "none"), (16, "all")], repeat=2, min_seconds=1e-4)
+    assert set(samples) == {(4, "none"), (16, "all")}
+    assert all(len(s) == 2 and min(s) > 0 for s in samples.values())
+    with pytest.raises(ValueError, match="cells must be a non-empty list"):
+        tx.step_seconds(TINY, [])
+    with pytest.raises(ValueError, match="sharing must be one of"):
+        tx.step_seconds(TINY, [(16, "some")])
+
+
+def test_load_stored_says_what_is_missing(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no stored grid at .*missing.json"):
+        tx.load_stored(tmp_path / "missing.json")
+    with pytest.raises(TypeError, match="path must be a file path"):
+        tx.load_stored(3)
+    assert tx.load_stored()["runs"] == json.loads(STORED.read_text(encoding="utf-8"))["runs"]

@@ -1,0 +1,114 @@
+"""Checkers for the trade-offs chapter: what ALBERT's savings cost, in loss, memory and compute."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...model.config import SHARING, EncoderConfig
+from ...model.flops import approximate_flops_per_token, flops_per_token
+from ...model.training_memory import training_memory
+from ...studies.tradeoffs import load_stored, spread
+from ...validate import check_choice, check_int
+from . import Feedback, grade_number
+
+
+def saving_costs(result: dict) -> dict[str, float]:
+    """cost = L_saving - L_none: what each saving gave up in held-out loss.
+
+    From the stored grid (mean over seeds, after the last epoch): "factorising",
+    narrowing E from the grid's largest to its smallest, not shared; "sharing",
+    sharing all layers at the largest E; "spread", the median over the grid's
+    cells of the lowest-to-highest seed range, the yardstick for both.
+    """
+    loss = spread(result)
+    if not any(s == "none" for _, s in loss):
+        raise ValueError(f"result has no not-shared runs; it has the cells {sorted(loss)}")
+    E_small = min(E for E, s in loss if s == "none")
+    E_big = max(E for E, s in loss if s == "none")
+    if (E_big, "all") not in loss or E_small == E_big:
+        raise ValueError("result must hold not-shared runs at two widths E and all-shared runs at "
+                         f"the largest; it has the cells {sorted(loss)}")
+    none = loss[(E_big, "none")][0]
+    return {"factorising": loss[(E_small, "none")][0] - none,
+            "sharing": loss[(E_big, "all")][0] - none,
+            "spread": float(np.median([hi - lo for _, lo, hi in loss.values()]))}
+
+
+def check_costlier_saving(answer, result: dict | None = None) -> Feedback:
+    """Is ``answer`` the saving ("factorising" or "sharing") that cost the miniatures more held-out loss
+    in the stored grid (``result``, read from ``book/data/tradeoffs.json`` when None)?"""
+    costs = saving_costs(load_stored() if result is None else result)
+    choices = ("factorising", "sharing")
+    if not isinstance(answer, str) or answer not in choices:
+        return Feedback(False, f"the answer should be one of {list(choices)}; got {answer!r}.")
+    expected = max(choices, key=costs.get)
+    other = min(choices, key=costs.get)
+    shown = (f"factorising (E from largest to smallest, not shared) "
+             f"{costs['factorising']:+.3f} nats, sharing all layers at the largest E "
+             f"{costs['sharing']:+.3f} nats; the typical seed spread of one cell is "
+             f"{costs['spread']:.3f}")
+    within = abs(costs[other]) <= costs["spread"]
+    if answer == expected:
+        verdict = (f" {other.capitalize()} cost no more than the seed spread: not a measurable cost."
+                   if within else "")
+        return Feedback(True, f"{expected!r} cost more: {shown}.{verdict}")
+    return Feedback(False, f"{answer!r} cost less here: {shown}. Compare each difference with the seed "
+                           "spread before you compare them with each other: look at spread(result) "
+                           "for the not-shared cells at the smallest and largest E and the all-shared "
+                           "cell at the largest.")
+
+
+def _albert(preset: str, sharing: str) -> EncoderConfig:
+    check_choice("sharing", sharing, SHARING)
+    return EncoderConfig.preset(preset).replace(sharing=sharing)
+
+
+def sharing_memory_saving(preset: str, batch: int, seq_len: int) -> float:
+    """1 - M_all / M_none: the share of a training step's memory (float32, every position predicted as
+    :func:`~geron_lib.model.training_memory.training_memory` counts it) that sharing all layers saves."""
+    batch = check_int("batch", batch, minimum=1)
+    shared, unshared = (training_memory(_albert(preset, s), batch, seq_len, dtype=np.float32).total
+                        for s in ("all", "none"))
+    return 1 - shared / unshared
+
+
+def check_sharing_memory_saving(answer, batch: int, seq_len: int = 128,
+                                preset: str = "albert-base-v2") -> Feedback:
+    """Is ``answer`` the share of a training step's memory that sharing all layers saves (to 0.1 %), for
+    ``preset`` at ``batch`` sequences of ``seq_len`` tokens in float32?"""
+    expected = sharing_memory_saving(preset, batch, seq_len)
+    hint = ("Sharing saves weights, gradients and both Adam moments (4 numbers per parameter saved); the "
+            "activations the backward pass keeps are the same in both models and grow with the batch. "
+            "Compare training_memory(...).total with sharing 'all' and 'none'.")
+    for other in (32, 256):
+        if other != batch and _close(answer, sharing_memory_saving(preset, other, seq_len)):
+            hint = (f"That is the share at batch {other}: the bytes sharing saves do not change with the "
+                    "batch, but the total they are a share of does.")
+    return grade_number(answer, expected, rel_tol=1e-3, hint=hint,
+                        what=f"the share of {preset}'s training memory that sharing all layers saves at "
+                             f"batch {batch}, T = {seq_len}")
+
+
+def rule_of_thumb_ratio(preset: str, seq_len: int = 512) -> float:
+    """C_exact / C_rule: the exact training FLOPs per token of ``preset``'s encoder (no heads: three times
+    the forward's matrix products) over the rule of thumb 6N + 12LTH."""
+    config = EncoderConfig.preset(preset)
+    return 3 * flops_per_token(config, seq_len) / approximate_flops_per_token(config, seq_len, training=True)
+
+
+def check_rule_of_thumb_ratio(answer, preset: str, seq_len: int = 512) -> Feedback:
+    """Is ``answer`` the exact training FLOPs per token of ``preset``'s encoder divided by the rule of thumb
+    6N + 12LTH (to 0.1 %)?"""
+    expected = rule_of_thumb_ratio(preset, seq_len)
+    hint = ("Count N as the rule does, the stored encoder layers (count_parameters(config).encoder), and the "
+            "exact FLOPs with 3 * flops_per_token(config, T) (forward, dX and dW products).")
+    if _close(answer, 1 / expected):
+        hint = "That is the inverse: divide the exact count by the rule of thumb."
+    return grade_number(answer, expected, rel_tol=1e-3, hint=hint,
+                        what=f"exact over rule-of-thumb training FLOPs per token of {preset} at "
+                             f"T = {seq_len}")
+
+
+def _close(answer, value: float) -> bool:
+    return isinstance(answer, int | float) and not isinstance(answer, bool) and np.isclose(answer, value,
+                                                                                          rtol=1e-3, atol=0)
