@@ -11,7 +11,7 @@ from ..validate import check_int, check_type
 from .config import EncoderConfig
 from .encoder import Encoder
 from .layers import ACTIVATIONS, layer_norm, layer_norm_backward, linear, linear_backward, sub_cache
-from .threads import matmul
+from .threads import matmul, threads_for
 
 #: What happened at each position of a :class:`MaskedBatch`.
 NOT_SELECTED, MASKED, RANDOM, KEPT = 0, 1, 2, 3
@@ -122,7 +122,6 @@ class MaskedLM:
         return sum(p.size for p in self.parameters().values())
 
     def _logits(self, batch: MaskedBatch, cache: dict | None = None):
-        check_type("batch", batch, MaskedBatch)
         selected = batch.selected
         if not selected.any():
             raise ValueError("batch has no selected position: there is nothing to predict")
@@ -138,10 +137,17 @@ class MaskedLM:
 
     def loss(self, batch: MaskedBatch) -> float:
         """The mean cross-entropy over the batch's selected positions."""
-        return cross_entropy(*self._logits(batch))[0]
+        check_type("batch", batch, MaskedBatch)
+        with threads_for(self.config, np.size(batch.input_ids)):
+            return cross_entropy(*self._logits(batch))[0]
 
     def loss_and_grads(self, batch: MaskedBatch) -> tuple[float, dict[str, np.ndarray]]:
         """The loss and its gradient for every parameter (named as :meth:`parameters`)."""
+        check_type("batch", batch, MaskedBatch)
+        with threads_for(self.config, np.size(batch.input_ids)):
+            return self._loss_and_grads(batch)
+
+    def _loss_and_grads(self, batch: MaskedBatch) -> tuple[float, dict[str, np.ndarray]]:
         cache = {}
         logits, targets = self._logits(batch, cache)
         loss, probs = cross_entropy(logits, targets)

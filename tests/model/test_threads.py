@@ -7,7 +7,8 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from geron_lib.model.attention import split_heads
-from geron_lib.model.threads import blas_threads, by_blocks, matmul
+from geron_lib.model.config import EncoderConfig
+from geron_lib.model.threads import SMALL_STEP, blas_threads, by_blocks, matmul, threads_for
 
 rng = np.random.default_rng(0)
 
@@ -78,3 +79,16 @@ def test_an_error_in_a_part_is_raised():
 
     with threadpool_limits(limits=2, user_api="blas"), pytest.raises(RuntimeError, match="part failed"):
         by_blocks(fail, np.zeros((10, 1)), block=3)
+
+
+def test_a_small_step_runs_on_one_thread_and_a_large_one_keeps_its_threads():
+    small = EncoderConfig(hidden_size=64, num_attention_heads=4, intermediate_size=256)
+    rows = SMALL_STEP // (64 * 256)  # exactly the threshold: not small
+    with threadpool_limits(2, user_api="blas"):
+        if blas_threads() != 2:
+            pytest.skip("numpy's BLAS does not let threadpoolctl set its threads")
+        with threads_for(small, rows - 1):
+            assert blas_threads() == 1
+        assert blas_threads() == 2
+        with threads_for(small, rows):
+            assert blas_threads() == 2
