@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from ..validate import check_bool, check_int, check_type
 from .config import EncoderConfig
 from .encoder import max_length
-from .params import count_parameters
+from .params import Itemised, count_parameters
 
 
 @dataclass(frozen=True)
-class FlopCount:
+class FlopCount(Itemised):
     """An itemised FLOP count; ``total`` adds the additive items up (see :meth:`items`).
 
     Every item is over the whole batch: ``batch`` sequences of ``seq_len`` tokens, the MLM head on
@@ -64,15 +64,8 @@ class FlopCount:
     def total(self) -> int:
         return self.encoder + self.heads
 
-    def items(self) -> dict[str, int]:
-        """The additive items (they sum to ``total``)."""
-        return {name: getattr(self, name) for name in self.ADDITIVE}
-
-    def __str__(self) -> str:
-        width = max(map(len, self.items()))
-        rows = [f"{k:<{width}}  {v:>17,}" for k, v in self.items().items()]
-        rows.append(f"{'total':<{width}}  {self.total:>17,}")
-        return "\n".join(rows)
+    def _value(self, v: int) -> str:
+        return f"{v:>17,}"
 
 
 def check_sequence(config: EncoderConfig, seq_len: int, masked: int | None = None) -> tuple[int, int]:

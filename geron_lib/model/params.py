@@ -79,8 +79,31 @@ def stored_copies(config: EncoderConfig) -> tuple[int, int]:
     return copies[config.sharing]
 
 
+class Itemised:
+    """Items named in ``ADDITIVE`` that add up to ``total``, and their table (one row each, then the total).
+
+    The base of :class:`ParameterCount`, :class:`~geron_lib.model.flops.FlopCount` and
+    :class:`~geron_lib.model.training_memory.TrainingMemory`; ``_value`` formats one figure of the table.
+    """
+
+    ADDITIVE: tuple[str, ...] = ()
+
+    def items(self) -> dict[str, int]:
+        """The additive items (they sum to ``total``)."""
+        return {name: getattr(self, name) for name in self.ADDITIVE}
+
+    def _value(self, v: int) -> str:
+        return f"{v:,}"
+
+    def __str__(self) -> str:
+        width = max(map(len, self.items()))
+        rows = [f"{k:<{width}}  {self._value(v)}" for k, v in self.items().items()]
+        rows.append(f"{'total':<{width}}  {self._value(self.total)}")
+        return "\n".join(rows)
+
+
 @dataclass(frozen=True)
-class ParameterCount:
+class ParameterCount(Itemised):
     """An itemised parameter count; ``total`` adds the additive items up (see :meth:`items`)."""
 
     token_embeddings: int
@@ -123,15 +146,8 @@ class ParameterCount:
     def total(self) -> int:
         return self.embeddings + self.encoder + self.heads
 
-    def items(self) -> dict[str, int]:
-        """The additive items (they sum to ``total``)."""
-        return {name: getattr(self, name) for name in self.ADDITIVE}
-
-    def __str__(self) -> str:
-        width = max(map(len, self.items()))
-        rows = [f"{k:<{width}}  {v:>13,}" for k, v in self.items().items()]
-        rows.append(f"{'total':<{width}}  {self.total:>13,}")
-        return "\n".join(rows)
+    def _value(self, v: int) -> str:
+        return f"{v:>13,}"
 
 
 def count_parameters(

@@ -13,19 +13,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validate import check_int
+from ..validate import check_float_dtype, check_int
 from .config import EncoderConfig
-from .encoder import _check_dtype
 from .flops import check_sequence
 from .memory import block_backward_workspace, block_cache_elements
-from .params import count_parameters
+from .params import Itemised, count_parameters
 
 #: Bytes of one token id, position or target: numpy's default integer (int64).
 INDEX_BYTES = np.dtype(np.int64).itemsize
 
 
 @dataclass(frozen=True)
-class TrainingMemory:
+class TrainingMemory(Itemised):
     """The bytes of one training step, itemised; ``total`` adds the additive items up (see :meth:`items`)."""
 
     weights: int
@@ -69,15 +68,8 @@ class TrainingMemory:
     def total(self) -> int:
         return self.parameters + self.activations + self.workspace
 
-    def items(self) -> dict[str, int]:
-        """The additive items (they sum to ``total``)."""
-        return {name: getattr(self, name) for name in self.ADDITIVE}
-
-    def __str__(self) -> str:
-        width = max(map(len, self.items()))
-        rows = [f"{k:<{width}}  {v / 2**20:>12,.2f} MiB" for k, v in self.items().items()]
-        rows.append(f"{'total':<{width}}  {self.total / 2**20:>12,.2f} MiB")
-        return "\n".join(rows)
+    def _value(self, v: int) -> str:
+        return f"{v / 2**20:>12,.2f} MiB"
 
 
 def training_memory(config: EncoderConfig, batch: int, seq_len: int, *, dtype=np.float64,
@@ -98,7 +90,7 @@ def training_memory(config: EncoderConfig, batch: int, seq_len: int, *, dtype=np
     """
     T, per_sequence = check_sequence(config, seq_len, masked)
     B = check_int("batch", batch, minimum=1)
-    s = _check_dtype(dtype).itemsize
+    s = check_float_dtype("dtype", dtype).itemsize
     c = config
     V, E, H, L = c.vocab_size, c.E, c.hidden_size, c.num_hidden_layers
     n = B * per_sequence
