@@ -69,6 +69,14 @@ def check_choice(name: str, value, choices) -> str:
     return value
 
 
+def check_float_dtype(name: str, value) -> np.dtype:
+    """``value`` as a numpy dtype, which must be float32 or float64."""
+    dtype = np.dtype(value)
+    if dtype not in (np.float32, np.float64):
+        raise ValueError(f"{name} must be float32 or float64, got {dtype}")
+    return dtype
+
+
 def check_memory(n_bytes: int, what: str) -> None:
     """Refuse a plan to allocate more than :data:`MEMORY_LIMIT_BYTES`, before allocating anything."""
     if n_bytes > MEMORY_LIMIT_BYTES:

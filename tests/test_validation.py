@@ -139,3 +139,13 @@ def test_roberta_raises_only_clear_errors(X, n_layers, d_model, mask_prob, epoch
     except (ValueError, TypeError) as err:
         names = ("X", "n_layers", "n_heads", "d_model", "mask_prob", "epochs", "vocab_size")
         assert any(name in str(err) for name in names), str(err)
+
+
+def test_float_dtype_is_float32_or_float64_by_any_spelling():
+    from geron_lib.validate import check_float_dtype
+
+    assert check_float_dtype("dtype", "float32") == np.float32
+    assert check_float_dtype("dtype", np.float64) == np.float64
+    for bad in (np.int32, "float16", np.complex128):
+        with pytest.raises(ValueError, match="dtype must be float32 or float64"):
+            check_float_dtype("dtype", bad)

@@ -15,7 +15,7 @@ from ..model.config import EncoderConfig
 from ..model.encoder import Encoder
 from ..model.mlm import MaskedLM
 from ..model.params import count_parameters
-from ..validate import check_memory, check_type
+from ..validate import check_float_dtype, check_memory, check_type
 from .hf_config import config_to_hf
 
 # transformers' names inside one layer; nn.Linear stores W as (out, in), so every W_* is transposed
@@ -176,9 +176,7 @@ def encoder_from_hf(config: EncoderConfig, state_dict, *,
     if not isinstance(state_dict, Mapping):
         raise TypeError(f"state_dict must be a dict of numpy arrays, "
                         f"got {type(state_dict).__name__}")
-    dtype = np.dtype(dtype)
-    if dtype not in (np.float32, np.float64):
-        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    dtype = check_float_dtype("dtype", dtype)
     sd = _base_model_keys(state_dict, config.model_type)
     pooler = any(k.startswith("pooler.") for k in sd)
     names = hf_names(config, pooler=pooler)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validate import check_bool, check_int, check_memory, check_token_ids, check_type
+from ..validate import check_bool, check_float_dtype, check_int, check_memory, check_token_ids, check_type
 from .attention import ATTENTION_FORMS, additive_mask
 from .config import EncoderConfig
 from .layers import (
@@ -129,7 +129,7 @@ class Encoder:
     def __init__(self, config: EncoderConfig, *, seed: int = 0, dtype=np.float64, pooler: bool = False):
         check_type("config", config, EncoderConfig)
         seed = check_int("seed", seed)
-        self.dtype = _check_dtype(dtype)
+        self.dtype = check_float_dtype("dtype", dtype)
         check_bool("pooler", pooler)
         n = count_parameters(config, pooler=pooler).total
         check_memory(n * self.dtype.itemsize, f"Encoder weights ({n:,} parameters, {self.dtype})")
@@ -151,7 +151,7 @@ class Encoder:
         one attention and one FFN dict per stored copy, the arrays already in ``dtype``."""
         check_type("config", config, EncoderConfig)
         self = cls.__new__(cls)
-        self.config, self.dtype = config, _check_dtype(dtype)
+        self.config, self.dtype = config, check_float_dtype("dtype", dtype)
         self.embeddings, self.pooler = embeddings, pooler
         self.layers = _share(attention, ffn, config.num_hidden_layers)
         return self
@@ -292,13 +292,6 @@ class Encoder:
         return (f"Encoder({c.model_type}, V={c.vocab_size}, E={c.E}, H={c.hidden_size}, "
                 f"L={c.num_hidden_layers}, h={c.num_attention_heads}, sharing={c.sharing!r}, "
                 f"attention={c.attention!r}, {self.num_parameters():,} parameters, {self.dtype})")
-
-
-def _check_dtype(dtype) -> np.dtype:
-    dtype = np.dtype(dtype)
-    if dtype not in (np.float32, np.float64):
-        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
-    return dtype
 
 
 def _share(attention: list[dict], ffn: list[dict], L: int) -> list[tuple[dict, dict]]:

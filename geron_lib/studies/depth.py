@@ -15,7 +15,7 @@ from ..model.config import SHARING, EncoderConfig
 from ..model.encoder import Encoder
 from ..model.params import count_parameters
 from ..timing import median_seconds
-from ..validate import check_int, check_type
+from ..validate import check_float_dtype, check_int, check_type
 
 #: Where Linux lists CPU 0's caches (one index* folder per cache, with its level, type and size).
 CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
@@ -122,9 +122,7 @@ def weight_bytes_per_forward(config: EncoderConfig,
     tokens, positions and types, and the E -> H map, in every mode alike.
     """
     check_type("config", config, EncoderConfig)
-    dtype = np.dtype(dtype)
-    if dtype not in (np.float32, np.float64):
-        raise ValueError(f"dtype must be float32 or float64, got {dtype}")
+    dtype = check_float_dtype("dtype", dtype)
     c = count_parameters(config)
     per_layer = (c.attention_per_layer + c.ffn_per_layer
                  + c.layer_norms_per_layer)
