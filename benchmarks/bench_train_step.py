@@ -25,15 +25,9 @@ import argparse
 import os
 import time
 
-#: name -> (EncoderConfig fields, B, T), or the trade-off experiment's run (E, sharing) at its own B and T
-SIZES = {
-    "a": (dict(vocab_size=5000, hidden_size=256, num_hidden_layers=4, num_attention_heads=4,
-               intermediate_size=1024), 16, 128),
-    # the trade-off experiment (geron_lib.studies.tradeoffs.Setup, the stored grid's settings): not shared
-    # with E = H, and all shared with the smallest E of its sharing-mode runs
-    "experiment-none": ("max", "none"),
-    "experiment-all": ("min", "all"),
-}
+#: "a": the issue's size; "experiment-*": the trade-off experiment's runs (geron_lib.studies.tradeoffs.Setup,
+#: the stored grid's settings), not shared at E = H and all shared at its smallest sharing-mode E
+SIZES = ("a", "experiment-none", "experiment-all")
 LR, MAX_NORM, WEIGHT_DECAY, EPS, MASK_PROB = 1e-4, 1.0, 0.01, 1e-6, 0.15
 
 
@@ -43,11 +37,11 @@ def size(name: str):
     from geron_lib.studies.tradeoffs import Setup
 
     if name == "a":
-        fields, B, T = SIZES[name]
-        return EncoderConfig(**fields), B, T
-    which, sharing = SIZES[name]
+        return EncoderConfig(vocab_size=5000, hidden_size=256, num_hidden_layers=4, num_attention_heads=4,
+                             intermediate_size=1024), 16, 128
     setup = Setup()
-    E = {"max": max, "min": min}[which](setup.mode_embedding_sizes)
+    sharing = name.removeprefix("experiment-")
+    E = (max if sharing == "none" else min)(setup.mode_embedding_sizes)
     config = setup.model_config(E, sharing)
     if not config.has_embedding_projection:
         # E = H without a projection: the same model as BERT's layout, which transformers can build
@@ -174,7 +168,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--sizes", nargs="+", choices=tuple(SIZES), default=list(SIZES))
+    parser.add_argument("--sizes", nargs="+", choices=SIZES, default=list(SIZES))
     parser.add_argument("--profile", action="store_true", help="then profile geron_lib's step")
     args = parser.parse_args()
     set_threads(args.threads)
