@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...costs.params import attention_params
 from ...model.attention import check_attention_weights, concat_attention, sum_attention
-from ...model.params import attention_params
 from ...studies.conversions import value_maps
+from ..noise import rounding_noise
 from . import Feedback, grade_number
 
 HINTS = {
@@ -48,7 +49,7 @@ def check_sum_weights(w_sum, w_concat: dict, num_attention_heads: int) -> Feedba
     gap = float(np.abs(sum_attention(x, w_sum, h) - want).max())
     scale = float(np.abs(want).max())
     if gap <= 1e-9 * max(scale, 1.0):
-        return Feedback(True, f"Both forms give the same outputs (largest difference {gap:.1e}).")
+        return Feedback(True, f"Both forms give the same outputs (largest difference {rounding_noise(gap)}).")
     for k in ("W_Q", "b_Q", "W_K", "b_K"):
         if (w_sum.get(k) is None) != (w_concat.get(k) is None) or (
                 w_sum.get(k) is not None and not np.allclose(w_sum[k], w_concat[k])):
