@@ -1,11 +1,16 @@
 # Build and test the book and its library. GNU make.
 #   make          same as `make test`
-#   make test     lint, the book build (as `make book`), tests/ (unit tests, the Hugging Face interop
-#                 tests, then the HTML and browser tests of the built book) and strict nbval on every
-#                 notebook in book/; installs the optional Hugging Face extra (torch CPU wheel +
-#                 transformers) first, so that the interop tests run
+#   make check    the fast tier, on every change: ruff, lint-imports and every test that needs no built book,
+#                 browser, JupyterLab, torch/transformers or kernels (pyproject.toml markers), on all cores
+#   make test     everything, before you stop (CI runs it): lint, the book build (as `make book`, but on
+#                 another BLAS kernel and thread count than the stored outputs were computed with), every
+#                 test (the fast tier, the Hugging Face and book tiers on all cores, then the browser and
+#                 JupyterLab tiers), and strict nbval on every notebook in book/, fed the build's execution
+#                 (tests/plugins/nbval_build.py): each chapter is executed once. Installs the optional
+#                 Hugging Face extra (torch CPU wheel + transformers) first, so that the interop tests run
 #   make book     execute all notebooks and build the HTML book under _build/html (RELEASE=1: a release,
-#                 refused while _config.yml names a placeholder repository)
+#                 refused while _config.yml names a placeholder repository). Incremental: a page is
+#                 re-executed when its source, geron_lib or the BLAS settings (_build/blas-env) change
 #   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
 #   make pdf      the built book printed to one PDF, _build/pdf/book.pdf (Debian's chromium; after make book)
 #   make lab      JupyterLab on the book (local): Run All in a chapter shows its numbers in the prose
@@ -28,7 +33,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := test
-.PHONY: test book lint clean distclean install install-hf outputs lab assignments pdf
+.PHONY: check test book lint clean distclean install install-hf outputs lab assignments pdf
 
 install: $(STAMP)
 
@@ -50,20 +55,40 @@ $(HF_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/python -m pip check
 	touch $@
 
+# The tiers (pyproject.toml [tool.pytest.ini_options] markers, applied in tests/conftest.py)
+SLOW_TIERS := book or browser or live or hf or slow
+# pytest-xdist: one worker per core
+WORKERS := -n auto
+
+check: $(STAMP)
+	$(MAKE) --no-print-directory lint
+	$(BIN)/python -m pytest -m "not ($(SLOW_TIERS))" $(WORKERS) -q
+
+# The test build executes the chapters on another BLAS kernel and thread count than `make outputs` stored
+# them with, so that strict nbval fails here on any stored output whose digits depend on the CPU
+# (Prescott: the oldest x86-64 kernels of numpy's OpenBLAS; the chapters set one thread unless told).
+TEST_BLAS := $(if $(filter x86_64,$(shell uname -m)),OPENBLAS_CORETYPE=Prescott) OPENBLAS_NUM_THREADS=2
+
 # Lint, the book build, tests and strict nbval always all run; the target fails if any fails.
-# The book is built first because tests/book_site/ checks the built HTML in headless chromium.
+# The book is built first: the book tiers read the built HTML and the build's executed notebooks.
 test: $(STAMP) $(HF_STAMP)
 	@status=0; \
 	$(MAKE) --no-print-directory lint || status=1; \
-	$(MAKE) --no-print-directory book || status=1; \
-	$(BIN)/python -m pytest tests || status=1; \
-	$(BIN)/python -m pytest --nbval --nbval-current-env \
+	$(TEST_BLAS) $(MAKE) --no-print-directory book || status=1; \
+	$(BIN)/python -m pytest -m "not (browser or live)" $(WORKERS) || status=1; \
+	$(BIN)/python -m pytest -m "browser or live" || status=1; \
+	$(BIN)/python -m pytest -p plugins.nbval_build --nbval-build \
 	    --nbval-sanitize-with nbval_sanitize.cfg book/ || status=1; \
 	exit $$status
 
 # RELEASE=1: refuse to build, or to call the build a release, while _config.yml names a placeholder repository.
+# The BLAS settings the chapters are executed with, kept in a file that every notebook page depends on
+# (_ext/library_dependencies.py): rewritten only when they change, so a change re-executes the book.
+BLAS_ENV := OPENBLAS_CORETYPE=$(OPENBLAS_CORETYPE) OPENBLAS_NUM_THREADS=$(OPENBLAS_NUM_THREADS)
+
 book: $(STAMP)
 	$(if $(RELEASE),$(BIN)/python scripts/check_release.py config)
+	@mkdir -p _build; echo "$(BLAS_ENV)" | cmp -s - _build/blas-env || echo "$(BLAS_ENV)" > _build/blas-env
 	$(BIN)/jupyter-book build . -nW --keep-going
 	$(if $(RELEASE),$(BIN)/python scripts/check_release.py pages)
 	@echo "Open $(CURDIR)/_build/html/index.html"

@@ -1,9 +1,11 @@
-"""Sphinx extension: a notebook page is out of date whenever geron_lib changes.
+"""Sphinx extension: a notebook page is out of date whenever geron_lib changes, or the BLAS settings do.
 
 Sphinx rebuilds a page only when its source (or a file it includes) changes, so an incremental
 `make book` would keep serving pages executed against an older library. Every notebook imports
 geron_lib, so every .py file of it is noted as a dependency of every notebook page: a library edit
-re-executes the notebooks, an untouched library keeps the incremental build fast.
+re-executes the notebooks, an untouched library keeps the incremental build fast. So does
+_build/blas-env, which `make book` rewrites only when the BLAS settings it runs with change: `make test`
+builds on other BLAS kernels than a reader's `make book`, and neither may serve the other's execution.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ def note_library(app, doctree) -> None:
     library = Path(app.srcdir) / "geron_lib"
     for path in sorted(library.rglob("*.py")):
         env.note_dependency(str(path))
+    blas = Path(app.outdir).parent / "blas-env"  # _build/html -> _build/blas-env
+    if blas.is_file():  # a dependency that is missing would make every page outdated on every build
+        env.note_dependency(str(blas))
 
 
 def setup(app):

@@ -51,6 +51,7 @@ def test_adamw_first_step_and_decoupled_decay():
         np.testing.assert_allclose(params[k], expected, rtol=1e-12)
 
 
+@pytest.mark.hf
 def test_adamw_matches_torch_over_several_steps():
     # decay on matrices only, as the two parameter groups of the PyTorch side say; gradients near eps
     torch = pytest.importorskip("torch")
