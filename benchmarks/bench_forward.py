@@ -41,9 +41,9 @@ def build(length: int):
     """The transformers model (random, seeded), the geron_lib encoder with its weights, and one batch."""
     import numpy as np
 
+    from geron_lib.config import PRESETS
     from geron_lib.interop.hf_weights import encoder_from_hf
     from geron_lib.interop.torch_models import hf_model, numpy_state_dict, random_batch
-    from geron_lib.model.config import PRESETS
 
     config = PRESETS[PRESET]
     model = hf_model(config, head="pooler", seed=0)

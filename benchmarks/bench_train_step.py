@@ -33,7 +33,7 @@ LR, MAX_NORM, WEIGHT_DECAY, EPS, MASK_PROB = 1e-4, 1.0, 0.01, 1e-6, 0.15
 
 def size(name: str):
     """(EncoderConfig, B, T) of the size ``name``."""
-    from geron_lib.model.config import EncoderConfig
+    from geron_lib.config import EncoderConfig
     from geron_lib.studies.tradeoffs import Setup
 
     if name == "a":

@@ -129,9 +129,9 @@ def main() -> None:
     set_threads(args.threads)
     import numpy as np
 
+    from geron_lib.config import PRESETS
     from geron_lib.interop.torch_models import random_batch
     from geron_lib.model.attention import additive_mask
-    from geron_lib.model.config import PRESETS
     from geron_lib.model.encoder import Encoder
 
     config = PRESETS[args.preset]

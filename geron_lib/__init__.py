@@ -6,14 +6,16 @@ The packages are its layers, and imports point one way (an import-linter contrac
     studies      what the chapters measure or reconstruct
     pretraining  tokenizer, corpus, masking, training          interop    Hugging Face configs and weights
                                                                 reference  the reference implementation
-    model        config, counts, layers, attention, encoder, MLM head: each forward beside its backward
-    validate, timing   argument checks and side-by-side timing, used by all
+    model        layers, attention, encoder, MLM head: each forward beside its backward
+    costs        closed-form counts: parameters, FLOPs, memory (the model's entries check their estimate)
+    config       EncoderConfig and the presets                 timing     side-by-side timing
+    validate     argument checks, used by all
 """
 
+from .config import PRESETS, EncoderConfig
+from .costs.params import ParameterCount, count_parameters
 from .model import attention, layers
-from .model.config import PRESETS, EncoderConfig
 from .model.encoder import Encoder
-from .model.params import ParameterCount, count_parameters
 from .pretraining import masking
 from .reference import rng
 from .reference.encoders import SeedResult, albert, roberta

@@ -1,17 +1,25 @@
-"""``EncoderConfig``: one frozen description of a BERT-family encoder, with Hugging Face field names."""
+"""``EncoderConfig``: one frozen description of a BERT-family encoder, with Hugging Face field names; the
+named presets; and :func:`max_length`, the longest input its position table covers.
+
+It sits below the model and the cost counts, which both read it; so it names the attention forms and the
+activations it accepts (:data:`ATTENTION`, :data:`HIDDEN_ACTS`) without importing the kernels that
+implement them (``geron_lib.model.attention.ATTENTION_FORMS``, ``geron_lib.model.layers.ACTIVATIONS``;
+``tests/test_config.py`` checks that both name the same ones)."""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
 
-from ..validate import check_choice, check_int, check_positive_number
-from .attention import ATTENTION_FORMS
-from .layers import ACTIVATIONS
+from .validate import check_choice, check_int, check_positive_number
 
 #: Which sublayers every layer shares: nothing (BERT), everything (ALBERT), attention only, FFN only.
 SHARING = ("none", "all", "attention", "ffn")
 MODEL_TYPES = ("bert", "albert", "roberta")
+#: The attention forms: heads concatenated then W_O, or full-width value maps summed over heads.
+ATTENTION = ("concat", "sum")
+#: The activations of the FFN (and of the MLM head's dense layer).
+HIDDEN_ACTS = ("gelu", "gelu_new", "relu")
 
 
 @dataclass(frozen=True)
@@ -76,10 +84,10 @@ class EncoderConfig:
                                  "there")
         check_positive_number("layer_norm_eps", self.layer_norm_eps)
         check_positive_number("initializer_range", self.initializer_range)
-        check_choice("hidden_act", self.hidden_act, tuple(ACTIVATIONS))
+        check_choice("hidden_act", self.hidden_act, HIDDEN_ACTS)
         check_choice("model_type", self.model_type, MODEL_TYPES)
         check_choice("sharing", self.sharing, SHARING)
-        check_choice("attention", self.attention, tuple(ATTENTION_FORMS))
+        check_choice("attention", self.attention, ATTENTION)
         self._check_projection()
 
     def _check_projection(self) -> None:
@@ -123,6 +131,13 @@ class EncoderConfig:
         """A named configuration: see :data:`PRESETS`."""
         check_choice("name", name, tuple(PRESETS))
         return PRESETS[name]
+
+
+def max_length(config: EncoderConfig) -> int:
+    """The longest input the position table covers (RoBERTa's positions start after its pad id)."""
+    if config.model_type != "roberta" or config.pad_token_id is None:
+        return config.max_position_embeddings
+    return config.max_position_embeddings - config.pad_token_id - 1
 
 
 def _bert(hidden_size, num_hidden_layers, num_attention_heads, **kw) -> EncoderConfig:

@@ -5,6 +5,9 @@ import dataclasses
 import pytest
 
 from geron_lib import PRESETS, EncoderConfig
+from geron_lib.config import ATTENTION, HIDDEN_ACTS
+from geron_lib.model.attention import ATTENTION_FORMS
+from geron_lib.model.layers import ACTIVATIONS
 
 
 def test_defaults_are_bert_base_geometry():
@@ -82,3 +85,9 @@ def test_replace_validates_again():
     assert c.sharing == "all"
     with pytest.raises(ValueError, match="num_attention_heads"):
         c.replace(num_attention_heads=5)
+
+
+def test_it_accepts_exactly_the_forms_and_activations_the_model_implements():
+    # the config sits below the model, so it names them itself: the names must be the kernels' keys
+    assert tuple(ATTENTION_FORMS) == ATTENTION
+    assert tuple(ACTIVATIONS) == HIDDEN_ACTS

@@ -1,5 +1,5 @@
 """Closed-form compute counts: the matrix products of a forward pass and of a training step, itemised like
-:func:`~geron_lib.model.params.count_parameters`, without running the model.
+:func:`~geron_lib.costs.params.count_parameters`, without running the model.
 
 Convention (torch's ``FlopCounterMode``): a product of an (m, k) and a (k, n) matrix costs 2 m k n FLOPs (one
 multiply and one add per multiply-add); only matrix products count. Bias adds, layer norms, softmax,
@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..validate import check_bool, check_int, check_type
-from .config import EncoderConfig
-from .encoder import max_length
-from .params import Itemised, count_parameters
+from ..config import EncoderConfig
+from ..validate import check_bool, check_int
+from .itemised import Itemised
+from .params import count_parameters
+from .sequence import check_sequence
 
 
 @dataclass(frozen=True)
@@ -66,24 +67,6 @@ class FlopCount(Itemised):
 
     def _value(self, v: int) -> str:
         return f"{v:>17,}"
-
-
-def check_sequence(config: EncoderConfig, seq_len: int, masked: int | None = None) -> tuple[int, int]:
-    """(T, n) = (seq_len, masked or T): the tokens, and the positions predicted in each sequence.
-
-    Checks ``config``, that its position table covers T tokens and that 1 <= n <= T; shared by the cost
-    estimates (this module's and :mod:`geron_lib.model.training_memory`'s).
-    """
-    check_type("config", config, EncoderConfig)
-    T = check_int("seq_len", seq_len, minimum=1)
-    if T > max_length(config):
-        raise ValueError(f"seq_len ({T}) must be at most {max_length(config)}, the positions this config's "
-                         f"max_position_embeddings ({config.max_position_embeddings}) covers")
-    if masked is None:
-        return T, T
-    if check_int("masked", masked, minimum=1) > T:
-        raise ValueError(f"masked ({masked}) must be at most seq_len ({T})")
-    return T, masked
 
 
 def count_flops(config: EncoderConfig, seq_len: int, *, batch: int = 1, pooler: bool = False,

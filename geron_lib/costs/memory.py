@@ -2,13 +2,13 @@
 the temporaries of its forward and backward passes, in elements. From these items come the one estimate of a
 forward pass that every public entry checks against :data:`geron_lib.validate.MEMORY_LIMIT_BYTES` before it
 allocates anything, and a training step's itemised bytes
-(:func:`geron_lib.model.training_memory.training_memory`).
+(:func:`geron_lib.costs.training_memory.training_memory`).
 
 The items are the arrays today's kernels put in their ``cache`` dicts (``block_forward``,
 ``attention_probs``, ``concat_attention`` / ``sum_attention``, ``layer_norm``, ``feed_forward``) and the
 temporaries their code holds at once; when a kernel changes, its item here changes with it
-(``tests/model/test_memory.py`` compares the items with the arrays a real cache holds, and the whole with
-tracemalloc). This module imports nothing from the model: the kernels' own modules call it.
+(``tests/costs/test_memory.py`` compares the items with the arrays a real cache holds, and the whole with
+tracemalloc). This module imports nothing: the kernels' own modules call it, from the layer above.
 """
 
 from __future__ import annotations

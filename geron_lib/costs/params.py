@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..config import ATTENTION, EncoderConfig
 from ..validate import check_bool, check_choice, check_int, check_type
-from .attention import ATTENTION_FORMS
-from .config import EncoderConfig
+from .itemised import Itemised
 
 
 def linear_params(n_in: int, n_out: int, bias: bool = True) -> int:
@@ -31,7 +31,7 @@ def attention_param_items(hidden_size: int, num_attention_heads: int,
     """
     H = check_int("hidden_size", hidden_size, minimum=1)
     h = check_int("num_attention_heads", num_attention_heads, minimum=1)
-    check_choice("form", form, tuple(ATTENTION_FORMS))
+    check_choice("form", form, ATTENTION)
     check_bool("bias", bias)
     if H % h:
         raise ValueError(f"hidden_size ({H}) must be divisible by "
@@ -77,29 +77,6 @@ def stored_copies(config: EncoderConfig) -> tuple[int, int]:
     L = config.num_hidden_layers
     copies = {"none": (L, L), "all": (1, 1), "attention": (1, L), "ffn": (L, 1)}
     return copies[config.sharing]
-
-
-class Itemised:
-    """Items named in ``ADDITIVE`` that add up to ``total``, and their table (one row each, then the total).
-
-    The base of :class:`ParameterCount`, :class:`~geron_lib.model.flops.FlopCount` and
-    :class:`~geron_lib.model.training_memory.TrainingMemory`; ``_value`` formats one figure of the table.
-    """
-
-    ADDITIVE: tuple[str, ...] = ()
-
-    def items(self) -> dict[str, int]:
-        """The additive items (they sum to ``total``)."""
-        return {name: getattr(self, name) for name in self.ADDITIVE}
-
-    def _value(self, v: int) -> str:
-        return f"{v:,}"
-
-    def __str__(self) -> str:
-        width = max(map(len, self.items()))
-        rows = [f"{k:<{width}}  {self._value(v)}" for k, v in self.items().items()]
-        rows.append(f"{'total':<{width}}  {self._value(self.total)}")
-        return "\n".join(rows)
 
 
 @dataclass(frozen=True)

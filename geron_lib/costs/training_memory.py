@@ -1,10 +1,9 @@
 """A training step's memory, itemised: weights, gradients, AdamW's two moments, the activations the backward
-pass reads (the caches of :mod:`geron_lib.model.memory`'s blocks, the embeddings', the head's and the loss's)
+pass reads (the caches of :mod:`geron_lib.costs.memory`'s blocks, the embeddings', the head's and the loss's)
 and the temporaries on top; in bytes, before allocating anything.
 
-It lives apart from :mod:`geron_lib.model.memory` because that module is imported by the kernels' own
-modules (attention, encoder) for their entry checks, while this one needs the config, the parameter count
-and the encoder (an import cycle otherwise).
+It lives apart from :mod:`geron_lib.costs.memory`, the one-block figures the kernels' own modules (attention,
+encoder) check at their entries: this one is the whole step, from the config and the parameter count.
 """
 
 from __future__ import annotations
@@ -13,11 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..config import EncoderConfig
 from ..validate import check_float_dtype, check_int
-from .config import EncoderConfig
-from .flops import check_sequence
+from .itemised import Itemised
 from .memory import block_backward_workspace, block_cache_elements
-from .params import Itemised, count_parameters
+from .params import count_parameters
+from .sequence import check_sequence
 
 #: Bytes of one token id, position or target: numpy's default integer (int64).
 INDEX_BYTES = np.dtype(np.int64).itemsize

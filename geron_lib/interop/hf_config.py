@@ -9,7 +9,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..model.config import MODEL_TYPES, EncoderConfig
+from ..config import MODEL_TYPES, EncoderConfig
 from ..validate import check_choice, check_int, check_type
 
 #: transformers' defaults (``AlbertConfig``, ``BertConfig``, ``RobertaConfig``) for the fields we read.

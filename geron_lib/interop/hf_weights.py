@@ -11,10 +11,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..model.config import EncoderConfig
+from ..config import EncoderConfig
+from ..costs.params import count_parameters
 from ..model.encoder import Encoder
 from ..model.mlm import MaskedLM
-from ..model.params import count_parameters
 from ..validate import check_float_dtype, check_memory, check_type
 from .hf_config import config_to_hf
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ..model.config import EncoderConfig
+from ..config import EncoderConfig
 from ..model.mlm import MaskedBatch, MaskedLM
 from ..validate import check_number, check_positive_number, check_type
 from .hf_weights import hf_mlm_names, hf_mlm_state_dict, is_transposed

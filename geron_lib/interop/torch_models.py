@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.config import EncoderConfig
-from ..model.encoder import max_length
+from ..config import EncoderConfig, max_length
 from ..validate import check_choice, check_int, check_number
 from .hf_config import config_to_hf
 from .hf_weights import encoder_from_hf

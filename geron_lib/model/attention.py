@@ -17,10 +17,10 @@ import math
 
 import numpy as np
 
+from ..costs.memory import forward_activation_bytes
 from ..validate import check_bool, check_choice, check_int, check_memory
 from .attention_loops import concat_attention_loop, sum_attention_loop
 from .layers import linear, linear_backward, rows, softmax, softmax_backward
-from .memory import forward_activation_bytes
 from .threads import by_blocks, matmul
 
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..config import EncoderConfig, max_length
+from ..costs.memory import forward_activation_bytes
+from ..costs.params import count_parameters, stored_copies
 from ..validate import check_bool, check_float_dtype, check_int, check_memory, check_token_ids, check_type
 from .attention import ATTENTION_FORMS, additive_mask
-from .config import EncoderConfig
 from .layers import (
     feed_forward,
     feed_forward_backward,
@@ -20,8 +22,6 @@ from .layers import (
     scatter_add_rows,
     sub_cache,
 )
-from .memory import forward_activation_bytes
-from .params import count_parameters, stored_copies
 
 
 def block_forward(x, attention: dict, ffn: dict, config: EncoderConfig,
@@ -72,13 +72,6 @@ def position_ids(ids: np.ndarray, config: EncoderConfig) -> np.ndarray:
         return np.broadcast_to(np.arange(ids.shape[1]), ids.shape)
     real = ids != pad
     return np.where(real, np.cumsum(real, axis=1) + pad, pad)
-
-
-def max_length(config: EncoderConfig) -> int:
-    """The longest input the position table covers (RoBERTa's positions start after its pad id)."""
-    if config.model_type != "roberta" or config.pad_token_id is None:
-        return config.max_position_embeddings
-    return config.max_position_embeddings - config.pad_token_id - 1
 
 
 def embed(ids: np.ndarray, w: dict, config: EncoderConfig, token_type_ids=None,

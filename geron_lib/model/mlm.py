@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..config import EncoderConfig
 from ..validate import check_int, check_type
-from .config import EncoderConfig
 from .encoder import Encoder
 from .layers import ACTIVATIONS, layer_norm, layer_norm_backward, linear, linear_backward, sub_cache
 from .threads import matmul, threads_for

@@ -26,8 +26,8 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Circle, FancyBboxPatch, Polygon, Rectangle
 from matplotlib.text import Text
 
-from ..model.config import EncoderConfig
-from ..model.params import (
+from ..config import EncoderConfig
+from ..costs.params import (
     attention_param_items,
     count_parameters,
     ffn_params,

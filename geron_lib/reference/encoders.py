@@ -13,11 +13,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..model.config import EncoderConfig
+from ..config import EncoderConfig
+from ..costs.memory import forward_activation_bytes
+from ..costs.params import attention_params, ffn_params, linear_params
 from ..model.encoder import block_forward
 from ..model.layers import softmax
-from ..model.memory import forward_activation_bytes
-from ..model.params import attention_params, ffn_params, linear_params
 from ..validate import check_int, check_memory, check_open_unit, check_token_ids
 from .masks import fixed_count_masks, masked_count
 from .rng import tensor

@@ -78,7 +78,7 @@ def matrix_products(form: str, x: np.ndarray, w: dict, num_attention_heads: int,
     ``form`` on ``x`` (B, T, H), with the attention probabilities ``A`` (B, h, T, T) given, each into an
     array allocated once.
 
-    The products are those :func:`geron_lib.model.flops.count_flops` counts: X W_Q, X W_K, the value maps,
+    The products are those :func:`geron_lib.costs.flops.count_flops` counts: X W_Q, X W_K, the value maps,
     Q_i K_i^T, A_i times the values and, concat, W_O. The function returns the last product: concat, the
     layer's output before b_O; sum, every head's weighted values (B, h, T, H) before the sum over heads.
     Scaling, mask, softmax, biases, head reshapes and fresh memory are left out. A kernel: trusts its input.

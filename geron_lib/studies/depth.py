@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..model.config import SHARING, EncoderConfig
+from ..config import SHARING, EncoderConfig
+from ..costs.params import count_parameters
 from ..model.encoder import Encoder
-from ..model.params import count_parameters
 from ..timing import median_seconds
 from ..validate import check_float_dtype, check_int, check_type
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.params import linear_params
+from ..costs.params import linear_params
 from ..validate import check_bool, check_int, check_memory, check_number
 
 

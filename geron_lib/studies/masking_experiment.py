@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..model.config import EncoderConfig
+from ..config import EncoderConfig
 from ..model.mlm import MaskedLM
 from ..pretraining import corpus
 from ..pretraining.masking import SCHEDULES, MaskingSchedule, bert_mask

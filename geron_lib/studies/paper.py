@@ -7,8 +7,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
-from ..model.config import PRESETS, EncoderConfig
-from ..model.params import count_parameters
+from ..config import PRESETS, EncoderConfig
+from ..costs.params import count_parameters
 from ..validate import check_bool, check_choice, check_int, check_type
 
 MILLION = 1_000_000

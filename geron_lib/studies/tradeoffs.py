@@ -22,9 +22,9 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..model.config import SHARING, EncoderConfig
+from ..config import SHARING, EncoderConfig
+from ..costs.params import count_parameters
 from ..model.mlm import MASKED, NOT_SELECTED, MaskedBatch, MaskedLM
-from ..model.params import count_parameters
 from ..pretraining import corpus
 from ..pretraining.masking import MaskingSchedule, bert_mask
 from ..pretraining.subword import WordPieceTokenizer

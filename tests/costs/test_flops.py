@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geron_lib import PRESETS, EncoderConfig, count_parameters
-from geron_lib.model.flops import approximate_flops_per_token, count_flops, flops_per_token
+from geron_lib.costs.flops import approximate_flops_per_token, count_flops, flops_per_token
 
 TINY = PRESETS["tiny-bert"]
 #: Small configs transformers has a model of: BERT, RoBERTa, ALBERT factorised and shared, unshared,

@@ -9,11 +9,11 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from geron_lib import PRESETS, Encoder
+from geron_lib.costs.memory import ACTIVATION_GRAD_TEMPORARIES, forward_activation_bytes
+from geron_lib.costs.training_memory import training_memory
 from geron_lib.model.attention import multi_head_attention, random_attention_weights
 from geron_lib.model.layers import ACTIVATIONS
-from geron_lib.model.memory import ACTIVATION_GRAD_TEMPORARIES, forward_activation_bytes
 from geron_lib.model.mlm import MASKED, NOT_SELECTED, MaskedBatch, MaskedLM
-from geron_lib.model.training_memory import training_memory
 from geron_lib.pretraining.train import AdamW
 
 TINY, ALBERT = PRESETS["tiny-bert"], PRESETS["tiny-albert"]

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geron_lib import PRESETS, Encoder, EncoderConfig, count_parameters
-from geron_lib.model.params import ParameterCount, attention_params
+from geron_lib.costs.params import ParameterCount, attention_params
 
 
 @st.composite

@@ -13,9 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geron_lib import PRESETS, Encoder, EncoderConfig, count_parameters
+from geron_lib.config import max_length
 from geron_lib.interop.hf_config import HF_DEFAULTS, config_from_hf, config_to_hf
 from geron_lib.interop.hf_weights import encoder_from_hf, hf_state_dict
-from geron_lib.model.encoder import max_length, position_ids
+from geron_lib.model.encoder import position_ids
 from geron_lib.model.layers import gelu, gelu_new
 from geron_lib.notebook.exercises.hugging_face import (
     check_roberta_positions,

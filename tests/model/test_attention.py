@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from geron_lib import PRESETS, Encoder, count_parameters
+from geron_lib.costs.params import attention_param_items, attention_params, model_attention_params
 from geron_lib.model.attention import (
     additive_mask,
     concat_attention,
@@ -14,7 +15,6 @@ from geron_lib.model.attention import (
     sum_attention,
     sum_attention_loop,
 )
-from geron_lib.model.params import attention_param_items, attention_params, model_attention_params
 from geron_lib.validate import MEMORY_LIMIT_BYTES
 
 FORWARD = {"concat": (concat_attention_loop, concat_attention), "sum": (sum_attention_loop, sum_attention)}

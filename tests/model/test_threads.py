@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from threadpoolctl import threadpool_limits
 
+from geron_lib.config import EncoderConfig
 from geron_lib.model.attention import split_heads
-from geron_lib.model.config import EncoderConfig
 from geron_lib.model.threads import SMALL_STEP, blas_threads, by_blocks, matmul, threads_for
 
 rng = np.random.default_rng(0)

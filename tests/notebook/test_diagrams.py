@@ -15,8 +15,8 @@ from figure_checks import arrow_tip, arrows, boxes, count, layout_problems, numb
 from matplotlib.figure import Figure
 
 from geron_lib import PRESETS, EncoderConfig, count_parameters
-from geron_lib.model.config import SHARING
-from geron_lib.model.params import (
+from geron_lib.config import SHARING
+from geron_lib.costs.params import (
     attention_param_items,
     ffn_params,
     layer_norm_params,

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from geron_lib import EncoderConfig, count_parameters
-from geron_lib.model.flops import approximate_flops_per_token, flops_per_token
-from geron_lib.model.training_memory import training_memory
+from geron_lib.costs.flops import approximate_flops_per_token, flops_per_token
+from geron_lib.costs.training_memory import training_memory
 from geron_lib.notebook.exercises.tradeoffs import (
     check_costlier_saving,
     check_rule_of_thumb_ratio,

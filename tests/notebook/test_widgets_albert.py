@@ -5,7 +5,7 @@ import pytest
 from figure_checks import arrows, boxes, count, layout_problems, numbers, scrubber_frames
 
 from geron_lib import count_parameters
-from geron_lib.model.params import stored_copies
+from geron_lib.costs.params import stored_copies
 from geron_lib.notebook.widgets.embeddings import albert_style, embedding_explorer
 from geron_lib.notebook.widgets.sharing import DEPTHS, TIMING_CONFIG, measure_timings, sharing_explorer
 

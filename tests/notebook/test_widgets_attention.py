@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from figure_checks import boxes, count, layout_problems, scrubber_frames
 
+from geron_lib.costs.params import attention_params
 from geron_lib.model.attention import random_attention_weights
-from geron_lib.model.params import attention_params
 from geron_lib.notebook.exercises.attention import check_attention_params, check_sum_weights
 from geron_lib.notebook.widgets.attention import head_counts, heads_explorer
 from geron_lib.studies.conversions import concat_to_sum

@@ -6,8 +6,8 @@ import pytest
 from figure_checks import scrubber_frames
 
 from geron_lib import count_parameters
-from geron_lib.model.flops import approximate_flops_per_token, flops_per_token
-from geron_lib.model.training_memory import training_memory
+from geron_lib.costs.flops import approximate_flops_per_token, flops_per_token
+from geron_lib.costs.training_memory import training_memory
 from geron_lib.notebook.widgets.budget import (
     BATCH,
     MASKED,

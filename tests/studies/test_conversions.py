@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from geron_lib.costs.params import attention_params
 from geron_lib.model.attention import additive_mask, concat_attention, random_attention_weights, sum_attention
-from geron_lib.model.params import attention_params
 from geron_lib.studies.conversions import concat_to_sum, sum_to_concat, value_maps
 
 SHAPES = [(1, 1, 4, 1), (2, 5, 12, 3), (3, 7, 16, 16), (2, 9, 24, 4), (1, 6, 32, 8)]  # (B, T, H, h)

@@ -6,7 +6,7 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from geron_lib import PRESETS, Encoder, count_parameters
-from geron_lib.model.config import SHARING
+from geron_lib.config import SHARING
 from geron_lib.model.encoder import block_forward
 from geron_lib.studies.depth import (
     MOVEMENT_CONFIG,

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from geron_lib.costs.params import count_parameters
 from geron_lib.model.mlm import MaskedBatch, MaskedLM
-from geron_lib.model.params import count_parameters
 from geron_lib.studies import tradeoffs as tx
 
 STORED = Path(__file__).resolve().parents[2] / "book" / "data" / "tradeoffs.json"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ...model.params import linear_params
+from ...costs.params import linear_params
 from ...studies.factorised import break_even_width, token_embedding_params
 from . import Feedback, grade_number
 

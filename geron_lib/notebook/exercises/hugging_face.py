@@ -6,9 +6,9 @@ import numbers
 
 import numpy as np
 
-from ...model.config import PRESETS
+from ...config import PRESETS
+from ...costs.params import count_parameters
 from ...model.encoder import position_ids
-from ...model.params import count_parameters
 from . import Feedback, grade_number
 
 #: The ids of the positions exercise: <s> three tokens </s> and two pads, for roberta-base (pad id 1).

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...model.config import EncoderConfig
-from ...model.params import count_parameters
+from ...config import EncoderConfig
+from ...costs.params import count_parameters
 from ...pretraining.masking import expected_distinct_masks
 from ...validate import check_choice, check_int, check_open_unit
 from . import Feedback, grade_number

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...model.config import SHARING, EncoderConfig
-from ...model.params import count_parameters
+from ...config import SHARING, EncoderConfig
+from ...costs.params import count_parameters
 from ...validate import check_choice
 from . import Feedback, grade_number
 

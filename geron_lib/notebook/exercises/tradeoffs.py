@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...model.config import SHARING, EncoderConfig
-from ...model.flops import approximate_flops_per_token, flops_per_token
-from ...model.training_memory import training_memory
+from ...config import SHARING, EncoderConfig
+from ...costs.flops import approximate_flops_per_token, flops_per_token
+from ...costs.training_memory import training_memory
 from ...studies.tradeoffs import load_stored, spread
 from ...validate import check_choice, check_int
 from . import Feedback, grade_number
@@ -65,7 +65,7 @@ def _albert(preset: str, sharing: str) -> EncoderConfig:
 
 def sharing_memory_saving(preset: str, batch: int, seq_len: int) -> float:
     """1 - M_all / M_none: the share of a training step's memory (float32, every position predicted as
-    :func:`~geron_lib.model.training_memory.training_memory` counts it) that sharing all layers saves."""
+    :func:`~geron_lib.costs.training_memory.training_memory` counts it) that sharing all layers saves."""
     batch = check_int("batch", batch, minimum=1)
     shared, unshared = (training_memory(_albert(preset, s), batch, seq_len, dtype=np.float32).total
                         for s in ("all", "none"))

@@ -8,8 +8,8 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import FuncFormatter
 
-from ...model.config import EncoderConfig
-from ...model.params import attention_param_items
+from ...config import EncoderConfig
+from ...costs.params import attention_param_items
 from ...validate import check_int
 from ..diagrams import SIZES, output_projection_diagram
 from ..explorer import Explorer

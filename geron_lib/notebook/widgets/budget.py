@@ -13,10 +13,10 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ...model.config import PRESETS, SHARING, EncoderConfig
-from ...model.flops import approximate_flops_per_token, flops_per_token
-from ...model.params import count_parameters
-from ...model.training_memory import training_memory
+from ...config import PRESETS, SHARING, EncoderConfig
+from ...costs.flops import approximate_flops_per_token, flops_per_token
+from ...costs.params import count_parameters
+from ...costs.training_memory import training_memory
 from ...studies.tradeoffs import load_stored, nearest_cell, spread
 from ...validate import check_choice, check_int
 from ..explorer import Explorer

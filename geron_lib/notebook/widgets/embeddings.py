@@ -16,8 +16,8 @@ import numpy as np
 import traitlets
 from matplotlib.ticker import MaxNLocator
 
-from ...model.config import EncoderConfig
-from ...model.params import count_parameters
+from ...config import EncoderConfig
+from ...costs.params import count_parameters
 from ...studies.factorised import break_even_width, token_embedding_params
 from ...validate import check_int
 from ..diagrams import SIZES, embedding_diagram

@@ -10,7 +10,7 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.ticker import MaxNLocator
 
-from ...model.config import SHARING, EncoderConfig
+from ...config import SHARING, EncoderConfig
 from ...studies.depth import forward_time_by_sharing, params_by_depth
 from ...validate import check_choice, check_int
 from ..diagrams import SIZES, sharing_diagram
