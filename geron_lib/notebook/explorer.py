@@ -1,5 +1,12 @@
 """Sliders driving a figure: live with ipywidgets in Jupyter, and a scrubber of pre-drawn frames that
-works in the static HTML book without a kernel (inline HTML and JavaScript, nothing fetched)."""
+works in the static HTML book without a kernel (inline HTML and JavaScript, nothing fetched).
+
+The live figure is an ``ipywidgets.Image`` whose PNG each slider move replaces, never an ``Output``
+widget that the figure is displayed into: nbclient (the book build, nbval, the assignment tests) stands in
+for a front end's Output widget by sending a comm message on the shell channel for every output the widget
+captures, while it awaits the cell's execute reply on that same socket, and the reply's wake-up can then be
+lost: the cell waits out nbclient's whole timeout and goes on with no error (nbclient issue 312).
+``scripts/widget_stall.py`` counts such stalls."""
 
 from __future__ import annotations
 
@@ -14,7 +21,7 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 import matplotlib as mpl
-from IPython.display import HTML, display
+from IPython.display import HTML
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from .plots import new_figure
@@ -34,8 +41,8 @@ class Explorer:
         self.fig, _ = new_figure(width=width, height=height)
         self.fig.clf()
         FigureCanvasAgg(self.fig)  # one canvas for every frame, so text metrics are cached between frames
-        self.output = widgets.Output()
-        self._live = False  # True once widget() has been shown: then every change is displayed
+        self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
+        self._live = False  # True once widget() has been shown: then every change is rendered into the image
         self.data = self.plot(self.fig, **self.values)
         for control in controls.values():
             control.observe(self._changed, names="value")
@@ -47,9 +54,7 @@ class Explorer:
     def _changed(self, _change=None):
         self.data = self.plot(self.fig, **self.values)
         if self._live:
-            self.output.clear_output(wait=True)
-            with self.output:
-                display(self.fig)
+            self.image.value = self.png()
 
     def set(self, **values) -> dict:
         """Move sliders as a reader would (each move redraws); returns the plotted numbers."""
@@ -71,10 +76,10 @@ class Explorer:
         return buffer.getvalue()
 
     def widget(self) -> widgets.Widget:
-        """The live explorer for Jupyter: controls above the figure."""
+        """The live explorer for Jupyter: controls above the figure (an image that each move redraws)."""
         self._live = True
         self._changed()
-        return widgets.VBox([widgets.HBox(list(self.controls.values())), self.output])
+        return widgets.VBox([widgets.HBox(list(self.controls.values())), self.image])
 
     def scrubber(self, name: str, **grid) -> HTML:
         """Pre-draw a frame for every combination of ``grid`` values (other controls stay as they are)

@@ -26,6 +26,9 @@ RAW_SYNTAX = re.compile(r"\{(?:glue|eval)\b|\{(?:exercise|solution|note|warning|
 ROLE = re.compile(r"\{(glue(?::\w+)?|eval)\}`([^`]+)`")
 F_STRING = re.compile(r'f"\{(\w+)[^"]*"')  # an {eval} body formatting one name: f"{saved:,}"
 
+# An explorer's figure has been redrawn: its image shows a new picture, loaded
+REDRAWN = "([img, before]) => img.src !== before && img.complete && img.naturalWidth > 0"
+
 # The text of the Markdown cells as jupyterlab-myst renders them (textContent: closed solution dropdowns too;
 # never the cell's hidden editor, which holds the source)
 PROSE = """() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell .myst')]
@@ -67,14 +70,18 @@ def test_the_browser_logs_no_error(live):
 
 
 def test_every_live_slider_redraws_its_figure(live):
-    """Each ipywidgets slider of an explorer, moved a step with the keyboard, changes the figure beside it."""
+    """Each ipywidgets slider of an explorer, moved a step with the keyboard, changes the figure beside it:
+    the explorer's ipywidgets Image (never an Output widget: see geron_lib/notebook/explorer.py), whose
+    picture each move replaces."""
     page = live.page
     explorers = page.locator(".jp-Notebook .widget-vbox").filter(has=page.locator(".widget-slider"))
     expected = sum(".widget()" in source for source in _code_sources(live.docname))
     assert explorers.count() == expected, "each explorer.widget() cell shows one live explorer"
     for e in range(explorers.count()):
         explorer = explorers.nth(e)
-        figure = explorer.locator(".widget-output img")
+        assert explorer.locator(".widget-output").count() == 0, f"explorer {e} shows an Output widget"
+        figure = explorer.locator("img.widget-image")
+        assert figure.count() == 1, f"explorer {e} shows {figure.count()} images, not one"
         handles = explorer.locator(".widget-slider .noUi-handle")
         assert handles.count() >= 1
         for h in range(handles.count()):
@@ -83,8 +90,7 @@ def test_every_live_slider_redraws_its_figure(live):
             value, top = (float(handle.get_attribute(a)) for a in ("aria-valuenow", "aria-valuemax"))
             handle.focus()
             page.keyboard.press("ArrowRight" if value < top else "ArrowLeft")
-            page.wait_for_function("([img, before]) => img.isConnected ? img.src !== before : true",
-                                   arg=[figure.element_handle(), before], timeout=30_000)
+            page.wait_for_function(REDRAWN, arg=[figure.element_handle(), before], timeout=30_000)
             figure.wait_for(state="visible", timeout=30_000)
             assert float(handle.get_attribute("aria-valuenow")) != value, f"slider {h} did not move"
             assert figure.get_attribute("src") != before, f"slider {h} of explorer {e} left the figure alone"

@@ -31,10 +31,33 @@ def test_moving_a_slider_replots():
         e.set(c=1)
 
 
-def test_widget_holds_controls_and_output():
+def _descendants(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _descendants(child)
+
+
+def test_widget_holds_controls_and_the_figure_as_an_image():
     e = _line_explorer()
+    e.set(a=3)  # not live yet: a move redraws the figure and renders no image
+    assert e.image.value == b"" and e.data == {"y": 3}
     box = e.widget()
-    assert e.controls["a"] in box.children[0].children and e.output in box.children
+    assert e.controls["a"] in box.children[0].children and e.image in box.children
+    assert e.image.format == "png" and bytes(e.image.value).startswith(b"\x89PNG")
+    assert e.image.value == e.png()
+    # no Output widget anywhere: nbclient answers each output one captures with a message on the shell
+    # channel while it awaits the cell's reply there, and that can stall the cell for nbclient's whole timeout
+    assert not [x for x in _descendants(box) if isinstance(x, w.Output)]
+
+
+def test_each_move_of_a_live_slider_redraws_the_image():
+    e = _line_explorer()
+    e.widget()
+    first = e.image.value
+    e.controls["a"].value = 5  # as the reader's slider would
+    assert e.image.value != first and e.image.value == e.png()
+    e.set(b=3)
+    assert e.data == {"y": 15} and e.image.value == e.png()
 
 
 def test_scrubber_has_a_frame_per_combination_and_restores_state():
