@@ -1,7 +1,7 @@
 """The longer runs of the dynamic-masking experiment, stored for the chapter to plot.
 
 The chapter runs a small experiment live; this script runs two longer ones and writes their losses to
-book/data/masking_experiment.json:
+geron_lib/studies/data/masking_experiment.json, which the library ships:
   "roberta_ratio": the chapter's data and model with RoBERTa's 40 epochs and 10 stored copies, 5 seeds;
   "more_data":     the same with 1,024 training sentences instead of 256, 3 seeds.
 
@@ -14,7 +14,8 @@ from pathlib import Path
 
 from geron_lib.studies import masking_experiment as mx
 
-OUTPUT = Path(__file__).resolve().parents[1] / "book" / "data" / "masking_experiment.json"
+#: Where the library ships the runs (geron_lib.studies.masking_experiment.STORED), in this checkout.
+OUTPUT = Path(__file__).resolve().parents[1] / "geron_lib" / "studies" / "data" / "masking_experiment.json"
 RUNS = {
     "roberta_ratio": mx.Setup(epochs=40, copies=10, seeds=(0, 1, 2, 3, 4)),
     "more_data": mx.Setup(n_train=1024, epochs=40, copies=10, seeds=(0, 1, 2)),

@@ -2,8 +2,8 @@
 
 Trains every (E, sharing) cell of the setup with every seed on the English corpus and writes the rounded
 results, the setup, the corpus and tokenizer, the time taken, the machine's load average at the start and the
-end, and this command to book/data/tradeoffs.json. The defaults are the stored run (36 runs of 8 epochs); the
-options shrink it for a quick look.
+end, and this command to geron_lib/studies/data/tradeoffs.json, which the library ships. The defaults are the
+stored run (36 runs of 8 epochs); the options shrink it for a quick look.
 
 Run from the repository root:
   .venv/bin/python scripts/tradeoff_experiment.py [--epochs N] [--seeds S ...] [--output PATH]
@@ -21,12 +21,15 @@ from pathlib import Path
 
 from geron_lib.studies import tradeoffs as tx
 
+#: Where the library ships the grid (geron_lib.studies.tradeoffs.STORED), in this checkout.
+OUTPUT = Path(__file__).resolve().parents[1] / "geron_lib" / "studies" / "data" / "tradeoffs.json"
+
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=tx.Setup.epochs)
     parser.add_argument("--seeds", type=int, nargs="+", default=list(tx.Setup.seeds))
-    parser.add_argument("--output", type=Path, default=tx.STORED)
+    parser.add_argument("--output", type=Path, default=OUTPUT)
     args = parser.parse_args(argv)
     setup = dataclasses.replace(tx.Setup(), epochs=args.epochs, seeds=tuple(args.seeds))
     n_runs = len(setup.grid()) * len(setup.seeds)

@@ -21,6 +21,8 @@ from ..validate import check_int, check_type
 
 #: The held-out sentences carry one fixed masking, drawn with this seed, for every run.
 HELD_OUT_MASK_SEED = 12345
+#: The longer runs, shipped with the library (``scripts/masking_experiment.py`` writes them).
+STORED = Path(__file__).parent / "data" / "masking_experiment.json"
 
 
 @dataclass(frozen=True)
@@ -106,8 +108,9 @@ def rounded(result: dict, digits: int = 5) -> dict:
         for part in ("train", "held_out")}
 
 
-def load_stored(path) -> dict:
-    """The longer runs that ``scripts/masking_experiment.py`` wrote (book/data/masking_experiment.json)."""
+def load_stored(path=STORED) -> dict:
+    """The longer runs that ``scripts/masking_experiment.py`` wrote: by default the ones shipped with the
+    library (:data:`STORED`, ``geron_lib/studies/data/masking_experiment.json``)."""
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 

@@ -38,8 +38,8 @@ from .masking_experiment import HELD_OUT_MASK_SEED
 
 #: The energy share that :func:`token_table_rank`'s ``rank_90`` keeps.
 ENERGY = 0.9
-#: Where ``scripts/tradeoff_experiment.py`` stores the grid: the book's data folder.
-STORED = Path(__file__).resolve().parents[2] / "book" / "data" / "tradeoffs.json"
+#: The stored grid, shipped with the library (``scripts/tradeoff_experiment.py`` writes it).
+STORED = Path(__file__).parent / "data" / "tradeoffs.json"
 
 
 @dataclass(frozen=True)
@@ -280,13 +280,14 @@ def summary(result: dict, key: str = "perplexity") -> dict[tuple[int, str], tupl
 
 
 def load_stored(path=STORED) -> dict:
-    """The grid ``scripts/tradeoff_experiment.py`` stored (by default ``book/data/tradeoffs.json``)."""
+    """The grid ``scripts/tradeoff_experiment.py`` stored: by default the one shipped with the library
+    (:data:`STORED`, ``geron_lib/studies/data/tradeoffs.json``)."""
     if not isinstance(path, str | Path):
         raise TypeError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"no stored grid at {path}: run scripts/tradeoff_experiment.py, or pass the "
-                                "path of book/data/tradeoffs.json")
+        raise FileNotFoundError(f"no stored grid at {path}: run scripts/tradeoff_experiment.py --output "
+                                f"{path}, or read the one shipped with the library (no path)")
     return json.loads(path.read_text(encoding="utf-8"))
 
 

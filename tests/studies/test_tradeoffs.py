@@ -12,7 +12,7 @@ from geron_lib.costs.params import count_parameters
 from geron_lib.model.mlm import MaskedBatch, MaskedLM
 from geron_lib.studies import tradeoffs as tx
 
-STORED = Path(__file__).resolve().parents[2] / "book" / "data" / "tradeoffs.json"
+STORED = Path(__file__).resolve().parents[2] / "geron_lib" / "studies" / "data" / "tradeoffs.json"
 TINY = tx.Setup(vocab_size=300, n_held_out=40, n_train=120, T=16, hidden_size=16, num_attention_heads=2,
                 intermediate_size=32, embedding_sizes=(4, 16), mode_embedding_sizes=(16,), epochs=2,
                 batch_size=32, seeds=(0, 1))

@@ -36,7 +36,7 @@ def saving_costs(result: dict) -> dict[str, float]:
 
 def check_costlier_saving(answer, result: dict | None = None) -> Feedback:
     """Is ``answer`` the saving ("factorising" or "sharing") that cost the miniatures more held-out loss
-    in the stored grid (``result``, read from ``book/data/tradeoffs.json`` when None)?"""
+    in the stored grid (``result``; the one shipped with the library when None)?"""
     costs = saving_costs(load_stored() if result is None else result)
     choices = ("factorising", "sharing")
     if not isinstance(answer, str) or answer not in choices:

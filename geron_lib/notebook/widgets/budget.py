@@ -138,8 +138,8 @@ def _plot(fig, result, E, sharing, L, H) -> dict:
 
 def budget_explorer(result: dict | None = None, *, E: int = 128, sharing: str = "all", L: int = 12,
                     H: int = 768) -> Explorer:
-    """Sliders for E, L and H and a sharing-mode choice; ``result`` is the stored grid (read from
-    ``book/data/tradeoffs.json`` when None). The plotted numbers are in ``.data`` (see
+    """Sliders for E, L and H and a sharing-mode choice; ``result`` is the stored grid (the one
+    shipped with the library when None). The plotted numbers are in ``.data`` (see
     :func:`budget_numbers`)."""
     for name, value, options in (("E", E, EMBEDDING_SIZES), ("L", L, DEPTHS), ("H", H, HIDDEN_SIZES)):
         if check_int(name, value, minimum=1) not in options:
