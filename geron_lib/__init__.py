@@ -18,7 +18,7 @@ from .model import attention, layers
 from .model.encoder import Encoder
 from .pretraining import masking
 from .reference import rng
-from .reference.encoders import SeedResult, albert, roberta
+from .reference.encoders import ReferenceResult, albert, roberta
 
-__all__ = ["PRESETS", "Encoder", "EncoderConfig", "ParameterCount", "SeedResult", "albert",
+__all__ = ["PRESETS", "Encoder", "EncoderConfig", "ParameterCount", "ReferenceResult", "albert",
            "attention", "count_parameters", "layers", "masking", "rng", "roberta"]

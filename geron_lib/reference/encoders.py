@@ -25,8 +25,13 @@ from .rng import tensor
 REFERENCE_EPS = 1e-5
 
 
-class SeedResult(Mapping):
-    """The fields a reference function returns: ``r["hidden"]`` and ``r.hidden`` alike, a short printout."""
+class ReferenceResult(Mapping):
+    """The fields a reference function returns: ``r["hidden"]`` and ``r.hidden`` alike, a short printout.
+
+    The reference's own field names, but two: ``headline`` (its ``estimate``: the one number each function
+    reports, ALBERT's parameter count as a float, RoBERTa's last MLM loss) and ``n_tokens`` (its ``n``: the
+    B T tokens encoded).
+    """
 
     def __init__(self, **fields):
         self._fields = fields
@@ -62,7 +67,7 @@ class SeedResult(Mapping):
 
         width = max(map(len, self._fields))
         lines = [f"  {k:<{width}}  {show(v)}" for k, v in self._fields.items() if k != "method"]
-        return "\n".join([self._fields.get("method", "SeedResult"), *lines])
+        return "\n".join([self._fields.get("method", "ReferenceResult"), *lines])
 
 
 def _geometry(X, n_layers, n_heads, d_model, vocab_size, d_ff, seed):
@@ -119,7 +124,7 @@ def _run_blocks(x, blocks, config: EncoderConfig):
 
 
 def albert(X, n_layers=4, n_heads=2, d_model=8, d_embed=4,
-           vocab_size=None, d_ff=None, seed=0) -> SeedResult:
+           vocab_size=None, d_ff=None, seed=0) -> ReferenceResult:
     """X_0 = Emb[ids] P + Pos,  then ONE block applied L times.
 
     ALBERT: factorised embedding (V -> E -> H) and one encoder block shared
@@ -143,7 +148,7 @@ def albert(X, n_layers=4, n_heads=2, d_model=8, d_embed=4,
     x = emb[ids] @ proj + pos                # (B, T, d)
     hidden = _run_blocks(x, [reference_block(seed, d, F)] * L, config)
     n_params = embedding_params + T * d + block_params
-    return SeedResult(
+    return ReferenceResult(
         hidden=hidden,
         n_params=n_params,
         n_params_unshared=embedding_params + T * d + L * block_params,
@@ -152,8 +157,8 @@ def albert(X, n_layers=4, n_heads=2, d_model=8, d_embed=4,
         embedding_params_direct=V * d,
         shared=True,
         d_embed=E,
-        estimate=float(n_params),
-        n=B * T,
+        headline=float(n_params),
+        n_tokens=B * T,
         method="ALBERT: factorised embedding plus one cross-layer-shared "
                "encoder block",
     )
@@ -168,7 +173,7 @@ def _mlm_loss(hidden, emb, masked, targets) -> float:
 
 
 def roberta(X, n_layers=2, n_heads=2, d_model=8, vocab_size=None, d_ff=None, mask_prob=0.15, epochs=4,
-            seed=0) -> SeedResult:
+            seed=0) -> ReferenceResult:
     """loss_e = MLM loss under epoch e's fresh mask, e = 0 .. epochs - 1   (no NSP head, weights fixed).
 
     RoBERTa: no NSP head, a fresh mask every epoch; the MLM loss under each epoch's mask.
@@ -198,7 +203,7 @@ def roberta(X, n_layers=2, n_heads=2, d_model=8, vocab_size=None, d_ff=None, mas
         hidden = _run_blocks(emb[tokens] + pos, blocks, config)
         losses.append(_mlm_loss(hidden, emb, masked, ids[rows, masked]))
         masks.append(masked[0])
-    return SeedResult(
+    return ReferenceResult(
         hidden=hidden,
         mlm_loss=losses[-1],
         epoch_losses=losses,
@@ -208,7 +213,7 @@ def roberta(X, n_layers=2, n_heads=2, d_model=8, vocab_size=None, d_ff=None, mas
         n_params=n_params,
         n_params_with_nsp=n_params + linear_params(d, 2, bias=False),
         n_masked_per_sequence=n_mask,
-        estimate=losses[-1],
-        n=B * T,
+        headline=losses[-1],
+        n_tokens=B * T,
         method="RoBERTa: NSP-free encoder pretraining with per-epoch dynamic masking",
     )

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 
 GOLDEN = Path(__file__).parent / "golden"
+#: The reference's field names that geron_lib names for what they hold (geron_lib.reference.ReferenceResult).
+RENAMED = {"estimate": "headline", "n": "n_tokens"}
 
 
 def _values(line: str) -> list:
@@ -24,7 +26,8 @@ def _scalar(token: str):
 
 
 def read_example(name: str) -> dict:
-    """Fields of the printed list: ``hidden`` as a (1, T, d) array, lists for vectors, masks as lists."""
+    """Fields of the printed list, named as geron_lib names them (:data:`RENAMED`): ``hidden`` as a
+    (1, T, d) array, lists for vectors, masks as lists."""
     fields: dict = {}
     slices: dict[int, list[float]] = {}
     key = None
@@ -32,7 +35,7 @@ def read_example(name: str) -> dict:
         if line.startswith("#") or not line.strip():
             continue
         if line.startswith("$"):
-            key = line[1:].strip()
+            key = RENAMED.get(line[1:].strip(), line[1:].strip())
             continue
         if m := re.match(r", , (\d+)", line):
             current = slices.setdefault(int(m.group(1)), [])

@@ -33,7 +33,7 @@ def test_seed_example_reproduces_every_printed_number(name, fn):
             assert got == pytest.approx(_single(value), abs=1e-6), key  # printed to 7 digits
         else:
             assert got == _single(value), key
-            assert key == "estimate" or not isinstance(got, float), f"{key} is a count or a flag"
+            assert key == "headline" or not isinstance(got, float), f"{key} is a count or a flag"
 
 
 def test_result_reads_as_mapping_and_attributes_and_prints_briefly():
@@ -88,7 +88,7 @@ def test_roberta_counts_and_masks():
     assert r.n_masked_per_sequence == round(0.25 * 10) == 2  # 2.5 rounds half to even
     assert len(r.masks) == len(r.epoch_losses) == 6
     assert all(len(m) == 2 and list(m) == sorted(set(m)) for m in r.masks)
-    assert r.mlm_loss == r.epoch_losses[-1] == r.estimate
+    assert r.mlm_loss == r.epoch_losses[-1] == r.headline
     assert len({tuple(m) for m in r.masks}) > 1, "dynamic masking draws fresh masks"
 
 
