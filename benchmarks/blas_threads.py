@@ -11,7 +11,7 @@ import time
 from geron_lib.model.mlm import MaskedLM
 from geron_lib.pretraining.masking import MaskingSchedule
 from geron_lib.pretraining.train import TrainingConfig, train_mlm
-from geron_lib.studies import masking_experiment as mx
+from geron_lib.studies import dynamic_masking as mx
 from geron_lib.timing import sample_seconds
 
 setup = mx.Setup()

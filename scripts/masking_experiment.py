@@ -12,9 +12,9 @@ import json
 import time
 from pathlib import Path
 
-from geron_lib.studies import masking_experiment as mx
+from geron_lib.studies import dynamic_masking as mx
 
-#: Where the library ships the runs (geron_lib.studies.masking_experiment.STORED), in this checkout.
+#: Where the library ships the runs (geron_lib.studies.dynamic_masking.STORED), in this checkout.
 OUTPUT = Path(__file__).resolve().parents[1] / "geron_lib" / "studies" / "data" / "masking_experiment.json"
 RUNS = {
     "roberta_ratio": mx.Setup(epochs=40, copies=10, seeds=(0, 1, 2, 3, 4)),

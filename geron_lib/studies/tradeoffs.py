@@ -33,8 +33,8 @@ from ..pretraining.train import AdamW, TrainingConfig, clip_grad_norm, learning_
 from ..timing import sample_seconds
 from ..validate import check_choice, check_int, check_positive_number, check_type
 from .depth import layer_movement
+from .dynamic_masking import HELD_OUT_MASK_SEED
 from .factorised import rank_errors
-from .masking_experiment import HELD_OUT_MASK_SEED
 
 #: The energy share that :func:`token_table_rank`'s ``rank_90`` keeps.
 ENERGY = 0.9

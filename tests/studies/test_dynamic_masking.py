@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from geron_lib.studies import masking_experiment as mx
+from geron_lib.studies import dynamic_masking as mx
 
 TINY = mx.Setup(n_train=32, n_held_out=16, hidden_size=8, intermediate_size=16, epochs=3, copies=2,
                 batch_size=16, seeds=(0, 1))
