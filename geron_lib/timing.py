@@ -1,5 +1,6 @@
 """Timing side by side: every function timed in turn within each round, so that drift on a shared
-machine hits them all alike. Used by the chapters and by ``benchmarks/``; no test times anything."""
+machine hits them all alike. Used by the chapters and by ``benchmarks/``. No test's verdict
+depends on the machine's speed: tests check what is timed, with a clock that counts calls or work done."""
 
 from __future__ import annotations
 

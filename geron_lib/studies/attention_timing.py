@@ -1,6 +1,7 @@
 """Attention timed side by side in one run: the loop over heads against the batched forms (the chapter and
 ``benchmarks/bench_attention.py`` both measure with this), and where a batched form's time goes (its matrix
-products, its softmax, the rest). No test times anything."""
+products, its softmax, the rest). No test's verdict depends on the machine's speed: tests check the rows'
+shape and that what is timed computes the forward."""
 
 from __future__ import annotations
 

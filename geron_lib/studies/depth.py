@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -78,7 +79,8 @@ def movement_by_sharing(config: EncoderConfig, *, batch: int = 4, seq_len: int =
 
 
 def forward_time_by_sharing(config: EncoderConfig, depths, *, batch: int = 1, seq_len: int = 32,
-                            repeats: int = 7, seed: int = 0) -> dict[str, np.ndarray]:
+                            repeats: int = 7, seed: int = 0,
+                            clock: Callable[[], float] = time.process_time) -> dict[str, np.ndarray]:
     """Median seconds of one forward pass of ``config`` (float32 weights) at each depth, for every
     sharing mode: {mode: array of one median per depth}.
 
@@ -86,6 +88,7 @@ def forward_time_by_sharing(config: EncoderConfig, depths, *, batch: int = 1, se
     reverse order, so that whatever else the machine does hits all four alike. The clock is this
     process's CPU time and BLAS runs on one thread: on a shared machine, time other jobs hold the core
     does not count, and threads waiting for each other do not swamp the cost of the layers themselves.
+    ``clock`` replaces it (``time.perf_counter`` for wall time; a test passes a counter of the work done).
     """
     config, depths = check_type("config", config, EncoderConfig), _check_depths(depths)
     B = check_int("batch", batch, minimum=1)
@@ -102,7 +105,7 @@ def forward_time_by_sharing(config: EncoderConfig, depths, *, batch: int = 1, se
             encoders = {mode: Encoder(config.replace(num_hidden_layers=L, sharing=mode), seed=seed,
                                       dtype=np.float32) for mode in SHARING}
             medians = median_seconds({mode: (lambda e=e: e(ids)) for mode, e in encoders.items()},
-                                     repeat=repeats, min_seconds=5e-3, clock=time.process_time,
+                                     repeat=repeats, min_seconds=5e-3, clock=clock,
                                      alternate=True)
             for mode in SHARING:
                 seconds[mode].append(medians[mode])

@@ -109,12 +109,13 @@ def test_sharing_explorer_follows_the_formulas():
 
 
 def test_measured_timings_have_the_right_shape():
+    # their shape only: that each depth times a forward through that many layers is counted, not timed, in
+    # tests/studies/test_depth.py (no test's verdict depends on the machine's speed)
     small = TIMING_CONFIG.replace(hidden_size=16, intermediate_size=32, num_attention_heads=2)
-    t = measure_timings(small, seq_len=4, repeats=5)  # medians: one sample can be preempted on a busy machine
+    t = measure_timings(small, seq_len=4, repeats=1)
     assert set(t["seconds"]) == {"none", "all", "attention", "ffn"}
     assert all(s.shape == (len(DEPTHS),) and np.all(s > 0) for s in t["seconds"].values())
-    # generous: 24 layers of work against 1 layer, for every mode
-    assert all(s[-1] > s[0] for s in t["seconds"].values())
+    assert t["depths"] == DEPTHS and t["config"] == small and t["seq_len"] == 4
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -67,13 +67,20 @@ def test_random_shared_stack_settles_and_unshared_does_not():
     assert abs(shared[0] - unshared[0]) < 0.1 * unshared[0]  # the first layers start alike
 
 
-def test_forward_time_by_sharing_shape_and_growth():
-    # structure only, with a generous margin: 16 layers of work against 1 layer, in every mode
-    seconds = forward_time_by_sharing(TINY, [1, 16], seq_len=16, repeats=3)
+def test_forward_time_by_sharing_times_a_forward_through_every_layer(monkeypatch):
+    # the clock counts blocks run, not seconds: a forward pass at depth L costs L blocks in every mode
+    blocks = []
+
+    def counted_block(*args, **kwargs):
+        blocks.append(1)
+        return block_forward(*args, **kwargs)
+
+    monkeypatch.setattr("geron_lib.model.encoder.block_forward", counted_block)
+    seconds = forward_time_by_sharing(TINY, [1, 3, 16], seq_len=16, repeats=3, clock=lambda: len(blocks))
     assert set(seconds) == set(SHARING)
     for s in seconds.values():
-        assert s.shape == (2,) and np.all(s > 0)
-        assert s[1] > s[0]
+        np.testing.assert_array_equal(s, [1, 3, 16])
+    assert forward_time_by_sharing(TINY, [2], seq_len=16, repeats=1)["all"][0] > 0  # seconds by default
 
 
 @pytest.mark.parametrize("sharing", SHARING)
