@@ -5,7 +5,7 @@ import dataclasses
 import pytest
 
 from geron_lib import PRESETS, EncoderConfig
-from geron_lib.config import ATTENTION, HIDDEN_ACTS
+from geron_lib.config import ATTENTION, HIDDEN_ACTS, max_length
 from geron_lib.model.attention import ATTENTION_FORMS
 from geron_lib.model.layers import ACTIVATIONS
 
@@ -91,3 +91,9 @@ def test_it_accepts_exactly_the_forms_and_activations_the_model_implements():
     # the config sits below the model, so it names them itself: the names must be the kernels' keys
     assert tuple(ATTENTION_FORMS) == ATTENTION
     assert tuple(ACTIVATIONS) == HIDDEN_ACTS
+
+
+def test_roberta_reads_two_fewer_tokens_than_its_position_table():
+    c = PRESETS["roberta-base"]
+    assert (c.max_position_embeddings, max_length(c)) == (514, 512)
+    assert max_length(PRESETS["bert-base"]) == 512

@@ -1,4 +1,5 @@
-"""Hugging Face interop without torch: configs both ways, weight names, RoBERTa positions, clear refusals.
+"""Hugging Face interop without torch: configs both ways, weight names (the MLM head's too), RoBERTa
+positions, clear refusals.
 
 tests/interop/hf_configs/ holds the config.json files published with albert-base-v2, albert-xxlarge-v2,
 bert-base-uncased and roberta-base on the Hugging Face Hub.
@@ -7,22 +8,18 @@ bert-base-uncased and roberta-base on the Hugging Face Hub.
 import json
 from pathlib import Path
 
+import mlm_cases
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from geron_lib import PRESETS, Encoder, EncoderConfig, count_parameters
-from geron_lib.config import max_length
 from geron_lib.interop.hf_config import HF_DEFAULTS, config_from_hf, config_to_hf
-from geron_lib.interop.hf_weights import encoder_from_hf, hf_state_dict
+from geron_lib.interop.hf_weights import encoder_from_hf, hf_mlm_names, hf_mlm_state_dict, hf_state_dict
 from geron_lib.model.encoder import position_ids
 from geron_lib.model.layers import gelu, gelu_new
-from geron_lib.notebook.exercises.hugging_face import (
-    check_roberta_positions,
-    check_unfactorised_albert,
-    unfactorised_albert_count,
-)
+from geron_lib.model.mlm import MaskedLM
 
 CONFIGS = Path(__file__).parent / "hf_configs"
 PUBLISHED = {"albert-base-v2": "albert-base-v2", "albert-xxlarge-v2": "albert-xxlarge-v2",
@@ -264,12 +261,6 @@ def test_state_dict_refusals():
         encoder_from_hf(config.replace(sharing="attention"), sd)
 
 
-def test_roberta_reads_two_fewer_tokens_than_its_position_table():
-    c = PRESETS["roberta-base"]
-    assert (c.max_position_embeddings, max_length(c)) == (514, 512)
-    assert max_length(PRESETS["bert-base"]) == 512
-
-
 def test_gelu_variants_differ_by_more_than_the_comparison_tolerance():
     # the appendix's point: naming the wrong GELU would fail a 1e-4 check
     x = np.linspace(-6, 6, 12001)
@@ -278,19 +269,34 @@ def test_gelu_variants_differ_by_more_than_the_comparison_tolerance():
     assert abs(x[gap.argmax()]) > 1  # largest away from 0
 
 
-def test_exercise_checkers():
-    assert check_roberta_positions([2, 3, 4, 5, 6, 1, 1]).correct
-    assert "BERT's numbering" in check_roberta_positions(list(range(7))).message
-    assert "padding token takes pad_token_id" in check_roberta_positions([2, 3, 4, 5, 6, 7, 8]).message
-    assert "7 position ids" in check_roberta_positions([2, 3]).message
-    for bad in ("2345611", None, [2.5, 3, 4, 5, 6, 1, 1], "2", ["2", "3", "4", "5", "6", "1", "1"]):
-        assert not check_roberta_positions(bad).correct
-    # read once: a correct answer given as a generator (or any one-pass iterable) is accepted
-    assert check_roberta_positions(p for p in [2, 3, 4, 5, 6, 1, 1]).correct
-    assert check_roberta_positions(iter([2.0, 3, 4, 5, 6, 1, 1])).correct
-    assert check_roberta_positions(np.array([2, 3, 4, 5, 6, 1, 1])).correct
-    # the unfactorised ALBERT: the count at width H plus the E -> H map transformers keeps
-    unfactorised = count_parameters(PRESETS["albert-base-v2"].replace(embedding_size=None), pooler=True).total
-    assert unfactorised_albert_count() == unfactorised + 768 * 768 + 768
-    assert check_unfactorised_albert(unfactorised + 768 * 768 + 768).correct
-    assert "embedding_hidden_mapping_in" in check_unfactorised_albert(unfactorised).message
+@pytest.mark.parametrize("name", mlm_cases.CONFIGS)
+def test_every_parameter_has_one_transformers_name(name):
+    model = MaskedLM(mlm_cases.config(name))
+    names = hf_mlm_names(model.config)
+    assert set(names) == set(model.parameters())
+    assert len(set(names.values())) == len(names)
+    heads = {"bert": "cls.predictions.", "albert": "predictions.", "roberta": "lm_head."}
+    prefix = heads[model.config.model_type]
+    assert all(v.startswith(prefix) for k, v in names.items() if k.startswith("mlm_head."))
+    assert all(v.startswith(model.config.model_type + ".") for k, v in names.items()
+               if not k.startswith("mlm_head."))
+
+
+def test_state_dict_ties_the_decoder_and_transposes_matrices():
+    model = MaskedLM(mlm_cases.config("albert-shared"))
+    sd = hf_mlm_state_dict(model)
+    assert sd["predictions.decoder.weight"] is model.encoder.embeddings["word"]
+    assert sd["predictions.decoder.bias"] is model.head["b_out"]
+    assert sd["predictions.dense.weight"].shape == (8, 16)  # nn.Linear(H, E) stores (E, H)
+    np.testing.assert_array_equal(sd["predictions.dense.weight"], model.head["W"].T)
+    assert sd["predictions.bias"] is model.head["b_out"]
+
+
+def test_refusals_name_the_reason():
+    roberta = mlm_cases.config("roberta")
+    with pytest.raises(ValueError, match="RobertaLMHead applies the exact GELU"):
+        hf_mlm_names(roberta.replace(hidden_act="gelu_new"))
+    with pytest.raises(ValueError, match="pad_token_id is None"):
+        hf_mlm_names(roberta.replace(pad_token_id=None))
+    with pytest.raises(TypeError, match="model must be"):
+        hf_mlm_state_dict(roberta)

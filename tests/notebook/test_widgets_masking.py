@@ -1,16 +1,8 @@
-"""The masking explorer and the chapter's exercise checkers."""
+"""The masking explorer: each schedule's masks, epoch by epoch, and its frames."""
 
 import re
 
-import pytest
-
-from geron_lib.notebook.exercises.masking import (
-    check_distinct_masks,
-    check_empty_mask_probability,
-    check_nsp_head_parameters,
-)
 from geron_lib.notebook.widgets.masking import masking_explorer
-from geron_lib.pretraining.masking import expected_distinct_masks
 
 
 def test_explorer_shows_each_schedule_and_responds_to_sliders():
@@ -27,17 +19,3 @@ def test_explorer_shows_each_schedule_and_responds_to_sliders():
     assert e.fig.axes[2].get_title(loc="left").startswith("dynamic:")
     html = e.scrubber("masks", epoch=[1, 2, 3], mask_prob=[0.15, 0.5]).data
     assert html.count('class="geron-scrub-frame"') == 6 and len(re.findall('type="range"', html)) == 2
-
-
-def test_exercise_checkers():
-    assert check_empty_mask_probability(0.85**8)
-    wrong = check_empty_mask_probability(0.15**8)
-    assert not wrong and "escapes selection" in wrong.message
-    assert check_nsp_head_parameters(768 * 2 + 2)
-    assert not check_nsp_head_parameters(768 * 768 + 768)
-    assert check_nsp_head_parameters(1024 * 2 + 2, "bert-large")
-    exact = expected_distinct_masks(10, 0.15, 40, "duplicated", 10)
-    assert check_distinct_masks(round(exact, 2), 10, 0.15, 40, "duplicated")
-    assert not check_distinct_masks(40, 10, 0.15, 40, "duplicated")
-    with pytest.raises(ValueError, match="preset"):
-        check_nsp_head_parameters(1, "gpt2")

@@ -1,4 +1,4 @@
-"""The checkers of the two ALBERT chapters accept the right answer and point at the usual slips."""
+"""The factorised-embeddings chapter's checkers accept the right answer and point at the usual slips."""
 
 import pytest
 
@@ -7,7 +7,6 @@ from geron_lib.notebook.exercises.embeddings import (
     check_token_embedding_count,
     largest_saving_width,
 )
-from geron_lib.notebook.exercises.sharing import check_added_per_layer, check_shared_count
 
 
 def test_largest_saving_width():
@@ -32,26 +31,3 @@ def test_token_embedding_count_names_the_slip():
     assert not check_token_embedding_count(None, V, H, E)
     with pytest.raises(ValueError, match="embedding_size"):
         check_token_embedding_count(1, V, H, 5000)
-
-
-def test_shared_count():
-    # ALBERT large, attention shared: embeddings + E -> H map + 1 attention + 24 FFN, by hand
-    V, E, H, L = 30000, 128, 1024, 24
-    attention, ffn = 4 * (H * H + H) + 2 * H, 2 * H * 4 * H + 4 * H + H + 2 * H
-    expected = (V + 514) * E + 2 * E + E * H + H + attention + L * ffn
-    assert check_shared_count(expected, "albert-large-v2", "attention")
-    ffn_shared = (V + 514) * E + 2 * E + E * H + H + L * attention + ffn
-    slip = check_shared_count(ffn_shared, "albert-large-v2", "attention")
-    assert not slip and "sharing='ffn'" in slip.message
-    assert "layer norm" in check_shared_count(expected - 1, "albert-large-v2", "attention").message
-    with pytest.raises(ValueError, match="sharing"):
-        check_shared_count(1, "albert-large-v2", "half")
-    with pytest.raises(ValueError, match="name"):
-        check_shared_count(1, "albert-huge", "all")
-
-
-def test_added_per_layer():
-    H = 768
-    assert check_added_per_layer(4 * (H * H + H) + 2 * H, "albert-base-v2", "ffn")
-    assert check_added_per_layer(0, "albert-base-v2", "all")
-    assert not check_added_per_layer(4 * (H * H + H), "albert-base-v2", "ffn")  # forgot the layer norm
