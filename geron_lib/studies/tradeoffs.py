@@ -359,9 +359,11 @@ def step_seconds(setup: Setup, cells, *, repeat: int = 7, min_seconds: float = 0
     """Seconds of one training step (forward, backward, clipping, AdamW) for each (E, sharing) cell's model,
     one sample per round.
 
-    Every model trains on the same :func:`masked_batch` at the setup's peak learning rate; the steps are
-    timed side by side (:func:`geron_lib.timing.sample_seconds`: within each round every cell in turn, odd
-    rounds in reverse order, this process's CPU time) with BLAS on one thread, as the grid trained.
+    Every model trains on the same :func:`masked_batch` at half the setup's peak learning rate (what the
+    schedule gives the one step of a one-step run, ``learning_rate(1, 1, lr, 0)``; the rate does not change
+    what a step costs); the steps are timed side by side (:func:`geron_lib.timing.sample_seconds`: within
+    each round every cell in turn, odd rounds in reverse order, this process's CPU time) with BLAS on one
+    thread, as the grid trained.
     """
     check_type("setup", setup, Setup)
     cells = [tuple(c) for c in cells] if isinstance(cells, list | tuple) else []
