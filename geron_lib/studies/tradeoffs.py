@@ -268,15 +268,21 @@ def rounded(value, digits: int = 4):
     return value
 
 
-def summary(result: dict, key: str = "perplexity") -> dict[tuple[int, str], tuple[float, float]]:
-    """Per (E, sharing): the (mean, standard deviation over seeds) of one per-run number, ``key``
-    (e.g. "perplexity", "parameters", "seconds_per_step", "effective_rank"; a list takes its last item)."""
+def by_cell(result: dict, key: str) -> dict[tuple[int, str], list[float]]:
+    """Per (E, sharing): one per-run number, ``key``, of every seed's run (a list, such as the loss by
+    epoch, gives its last item)."""
     values = {}
-    for r in result["runs"]:
+    for r in _check_result(result)["runs"]:
         v = r[key][-1] if isinstance(r[key], list) else r[key]
         values.setdefault((r["E"], r["sharing"]), []).append(v)
+    return values
+
+
+def summary(result: dict, key: str = "perplexity") -> dict[tuple[int, str], tuple[float, float]]:
+    """Per (E, sharing): the (mean, standard deviation over seeds) of one per-run number, ``key``
+    (e.g. "perplexity", "parameters", "seconds_per_step", "effective_rank"; see :func:`by_cell`)."""
     return {cell: (float(np.mean(v)), float(np.std(v, ddof=1)) if len(v) > 1 else 0.0)
-            for cell, v in values.items()}
+            for cell, v in by_cell(result, key).items()}
 
 
 def load_stored(path=STORED) -> dict:
@@ -298,13 +304,10 @@ def _check_result(result) -> dict:
 
 
 def spread(result: dict, key: str = "held_out_loss") -> dict[tuple[int, str], tuple[float, float, float]]:
-    """Per (E, sharing): the (mean, lowest, highest) over seeds of one per-run number, ``key`` (a list
-    takes its last item: the held-out loss after the last epoch)."""
-    values = {}
-    for r in _check_result(result)["runs"]:
-        v = r[key][-1] if isinstance(r[key], list) else r[key]
-        values.setdefault((r["E"], r["sharing"]), []).append(v)
-    return {cell: (float(np.mean(v)), float(np.min(v)), float(np.max(v))) for cell, v in values.items()}
+    """Per (E, sharing): the (mean, lowest, highest) over seeds of one per-run number, ``key`` (see
+    :func:`by_cell`; by default the held-out loss after the last epoch)."""
+    return {cell: (float(np.mean(v)), float(np.min(v)), float(np.max(v)))
+            for cell, v in by_cell(result, key).items()}
 
 
 def loss_per_parameter_saved(result: dict, E: int) -> dict[str, float]:

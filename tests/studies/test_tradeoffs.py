@@ -202,6 +202,10 @@ def test_spread_and_loss_per_parameter_saved_by_hand():
     assert tx.loss_per_parameter_saved(grid, 16) == pytest.approx({"all": 0.4 / 0.25})
     with pytest.raises(ValueError, match=r"E = 32 has no not-shared and shared runs .* both at \[16, 64\]"):
         tx.loss_per_parameter_saved(grid, 32)
+    assert tx.by_cell(grid, "held_out_loss")[(64, "ffn")] == [5.2, 5.4]  # each seed's last epoch
+    for by_seeds in (tx.by_cell, tx.summary, tx.spread):
+        with pytest.raises(TypeError, match="result must be a grid"):
+            by_seeds({"runs": []}, "parameters")
 
 
 def test_nearest_cell_matches_sharing_then_E_over_H_on_a_log_scale():
