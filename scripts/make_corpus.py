@@ -1,4 +1,5 @@
-"""Write the book's corpus, geron_lib/data/corpus.txt, from the seeded grammar in geron_lib/corpus.py.
+"""Write the book's corpus, geron_lib/pretraining/data/corpus.txt, from the seeded grammar in
+geron_lib/pretraining/corpus.py.
 
 Run from the repository root:  .venv/bin/python scripts/make_corpus.py [OUTPUT_PATH]
 """
