@@ -3,6 +3,7 @@ formulas, and bad input refused at the checked entry."""
 
 import numpy as np
 import pytest
+from attention_cases import SHAPES, attention_inputs, max_relative_error
 
 from geron_lib import PRESETS, Encoder, count_parameters
 from geron_lib.costs.params import attention_param_items, attention_params, model_attention_params
@@ -18,19 +19,6 @@ from geron_lib.model.attention import (
 from geron_lib.validate import MEMORY_LIMIT_BYTES
 
 FORWARD = {"concat": (concat_attention_loop, concat_attention), "sum": (sum_attention_loop, sum_attention)}
-SHAPES = [(1, 1, 4, 1), (2, 5, 12, 3), (3, 7, 16, 16), (2, 9, 24, 4), (1, 6, 32, 8)]  # (B, T, H, h)
-
-
-def _inputs(B, T, H, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=(B, T, H))
-    keep = (rng.random((B, T)) < 0.7).astype(int)
-    keep[:, 0] = 1  # every row attends to at least one position
-    return x, additive_mask(keep, np.float64)
-
-
-def _relative(a, b):
-    return np.abs(a - b).max() / np.abs(b).max()
 
 
 @pytest.mark.parametrize("form", ["concat", "sum"])
@@ -38,7 +26,7 @@ def _relative(a, b):
 @pytest.mark.parametrize("B, T, H, h", SHAPES)
 def test_loop_equals_batched(form, bias, B, T, H, h):
     w = random_attention_weights(H, h, form, bias=bias, seed=B + T + H + h)
-    x, mask = _inputs(B, T, H)
+    x, mask = attention_inputs(B, T, H)
     loop, batched = FORWARD[form]
     for m in (None, mask):
         np.testing.assert_allclose(loop(x, w, h, m), batched(x, w, h, m), rtol=0, atol=1e-12)
@@ -51,7 +39,7 @@ def test_loop_equals_batched(form, bias, B, T, H, h):
 def test_loop_equals_batched_with_a_causal_mask(form):
     B, T, H, h = 2, 6, 16, 4
     w = random_attention_weights(H, h, form, seed=13)
-    x, _ = _inputs(B, T, H)
+    x, _ = attention_inputs(B, T, H)
     causal = np.triu(np.full((T, T), np.finfo(np.float64).min), k=1)[None, None]  # (1, 1, T, T)
     loop, batched = FORWARD[form]
     out = batched(x, w, h, causal)
@@ -65,7 +53,7 @@ def test_loop_equals_batched_with_a_causal_mask(form):
 @pytest.mark.parametrize("form", ["concat", "sum"])
 def test_masked_positions_are_ignored(form):
     w = random_attention_weights(16, 4, form, seed=1)
-    x, _ = _inputs(2, 6, 16)
+    x, _ = attention_inputs(2, 6, 16)
     changed = x.copy()
     changed[:, 4:] += 5.0  # padding that must not matter
     mask = additive_mask(np.array([[1, 1, 1, 1, 0, 0]] * 2), np.float64)
@@ -77,8 +65,8 @@ def test_value_bias_folds_into_output_bias():
     # concat form: b_V is redundant too; A_i 1_T = 1_T, so it can move into b_O as b_V W_O
     w = random_attention_weights(16, 4, "concat", seed=3)
     folded = w | {"b_V": np.zeros(16), "b_O": w["b_O"] + w["b_V"] @ w["W_O"]}
-    x, mask = _inputs(2, 5, 16)
-    assert _relative(concat_attention(x, folded, 4, mask), concat_attention(x, w, 4, mask)) < 1e-12
+    x, mask = attention_inputs(2, 5, 16)
+    assert max_relative_error(concat_attention(x, folded, 4, mask), concat_attention(x, w, 4, mask)) < 1e-12
 
 
 def test_heads_are_defined_up_to_an_invertible_map():
@@ -94,8 +82,8 @@ def test_heads_are_defined_up_to_an_invertible_map():
         moved["W_V"][:, cols] = w["W_V"][:, cols] @ M
         moved["b_V"][cols] = w["b_V"][cols] @ M
         moved["W_O"][cols, :] = np.linalg.solve(M, w["W_O"][cols, :])
-    x, _ = _inputs(2, 5, H)
-    assert _relative(concat_attention(x, moved, h), concat_attention(x, w, h)) < 1e-10
+    x, _ = attention_inputs(2, 5, H)
+    assert max_relative_error(concat_attention(x, moved, h), concat_attention(x, w, h)) < 1e-10
     assert not np.allclose(moved["W_V"], w["W_V"])
 
 
@@ -113,13 +101,13 @@ def test_queries_and_keys_are_defined_up_to_an_invertible_map(form):
         G_inv_T = np.linalg.inv(G).T
         moved["W_Q"][:, cols], moved["b_Q"][cols] = w["W_Q"][:, cols] @ G, w["b_Q"][cols] @ G
         moved["W_K"][:, cols], moved["b_K"][cols] = w["W_K"][:, cols] @ G_inv_T, w["b_K"][cols] @ G_inv_T
-    x, mask = _inputs(2, 5, H)
+    x, mask = attention_inputs(2, 5, H)
     batched = FORWARD[form][1]
-    assert _relative(batched(x, moved, h, mask), batched(x, w, h, mask)) < 1e-10
+    assert max_relative_error(batched(x, moved, h, mask), batched(x, w, h, mask)) < 1e-10
     assert not np.allclose(moved["W_Q"], w["W_Q"]) and not np.allclose(moved["W_K"], w["W_K"])
     # a G on the queries alone changes the layer: the inverse on the keys is what cancels it
     queries_only = moved | {"W_K": w["W_K"], "b_K": w["b_K"]}
-    assert _relative(batched(x, queries_only, h, mask), batched(x, w, h, mask)) > 1e-3
+    assert max_relative_error(batched(x, queries_only, h, mask), batched(x, w, h, mask)) > 1e-3
 
 
 @pytest.mark.parametrize("form", ["concat", "sum"])

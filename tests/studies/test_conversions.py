@@ -2,34 +2,21 @@
 
 import numpy as np
 import pytest
+from attention_cases import SHAPES, attention_inputs, max_relative_error
 
 from geron_lib.costs.params import attention_params
-from geron_lib.model.attention import additive_mask, concat_attention, random_attention_weights, sum_attention
+from geron_lib.model.attention import concat_attention, random_attention_weights, sum_attention
 from geron_lib.studies.conversions import concat_to_sum, sum_to_concat, value_maps
-
-SHAPES = [(1, 1, 4, 1), (2, 5, 12, 3), (3, 7, 16, 16), (2, 9, 24, 4), (1, 6, 32, 8)]  # (B, T, H, h)
-
-
-def _inputs(B, T, H, seed=0):
-    rng = np.random.default_rng(seed)
-    x = rng.normal(size=(B, T, H))
-    keep = (rng.random((B, T)) < 0.7).astype(int)
-    keep[:, 0] = 1  # every row attends to at least one position
-    return x, additive_mask(keep, np.float64)
-
-
-def _relative(a, b):
-    return np.abs(a - b).max() / np.abs(b).max()
 
 
 @pytest.mark.parametrize("bias", [True, False])
 @pytest.mark.parametrize("B, T, H, h", SHAPES)
 def test_concat_to_sum_is_exact(bias, B, T, H, h):
     w = random_attention_weights(H, h, "concat", bias=bias, seed=7)
-    x, mask = _inputs(B, T, H, seed=1)
+    x, mask = attention_inputs(B, T, H, seed=1)
     ws = concat_to_sum(w, h)
     for m in (None, mask):
-        assert _relative(sum_attention(x, ws, h, m), concat_attention(x, w, h, m)) < 1e-10
+        assert max_relative_error(sum_attention(x, ws, h, m), concat_attention(x, w, h, m)) < 1e-10
     # the converted layer is a sum-form layer of the formula's size, whose value maps have rank <= d_head
     assert sum(a.size for a in ws.values()) == attention_params(H, h, "sum", bias)
     assert (np.linalg.matrix_rank(ws["W_V"]) <= H // h).all()
@@ -51,8 +38,8 @@ def test_sum_to_concat_is_exact_within_the_rank(B, T, H, h):
     ws = concat_to_sum(w, h)
     back, error = sum_to_concat(ws, h)
     assert error < 1e-12
-    x, mask = _inputs(B, T, H, seed=2)
-    assert _relative(concat_attention(x, back, h, mask), concat_attention(x, w, h, mask)) < 1e-10
+    x, mask = attention_inputs(B, T, H, seed=2)
+    assert max_relative_error(concat_attention(x, back, h, mask), concat_attention(x, w, h, mask)) < 1e-10
     assert sum(a.size for a in back.values()) == attention_params(H, h, "concat")
 
 
@@ -61,11 +48,11 @@ def test_sum_to_concat_exact_for_any_rank_at_most_the_one_asked():
     rng = np.random.default_rng(9)
     ws = random_attention_weights(H, h, "sum", seed=9)
     ws["W_V"] = rng.normal(size=(h, H, r)) @ rng.normal(size=(h, r, H))
-    x, mask = _inputs(2, 6, H)
+    x, mask = attention_inputs(2, 6, H)
     for rank in (r, 8, 12):
         back, error = sum_to_concat(ws, h, rank)
         assert error < 1e-12
-        assert _relative(concat_attention(x, back, h, mask), sum_attention(x, ws, h, mask)) < 1e-10
+        assert max_relative_error(concat_attention(x, back, h, mask), sum_attention(x, ws, h, mask)) < 1e-10
     assert sum_to_concat(ws, h, r - 1).error > 1e-3
 
 
@@ -73,8 +60,8 @@ def test_one_head_makes_the_forms_the_same_family():
     ws = random_attention_weights(16, 1, "sum", seed=12)  # full rank 16 = d_head
     back, error = sum_to_concat(ws, 1)
     assert error < 1e-12
-    x, mask = _inputs(2, 5, 16)
-    assert _relative(concat_attention(x, back, 1, mask), sum_attention(x, ws, 1, mask)) < 1e-10
+    x, mask = attention_inputs(2, 5, 16)
+    assert max_relative_error(concat_attention(x, back, 1, mask), sum_attention(x, ws, 1, mask)) < 1e-10
 
 
 def test_sum_to_concat_error_is_the_best_possible():
