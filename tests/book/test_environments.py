@@ -103,7 +103,9 @@ def closure(requirements: tuple[Requirement, ...]) -> frozenset[str]:
             continue
         seen.add((name, frozenset(req.extras)))
         if name == canonicalize_name(pyproject()["project"]["name"]):
-            todo += [Requirement(r) for r in pyproject()["project"]["dependencies"]]
+            project = pyproject()["project"]
+            todo += [Requirement(r) for r in project["dependencies"]]
+            todo += [Requirement(r) for extra in req.extras for r in project["optional-dependencies"][extra]]
             continue
         try:
             requires = metadata.distribution(name).requires or []
@@ -116,10 +118,16 @@ def closure(requirements: tuple[Requirement, ...]) -> frozenset[str]:
     return frozenset(name for name, _ in seen)
 
 
+def library() -> Requirement:
+    """The library as binder/requirements.txt installs it: ``-e .``, or ``-e .[extra,...]`` with extras."""
+    editable = re.fullmatch(r"\.(\[[\w,-]+\])?", " ".join(binder().editables))
+    assert editable, f"binder/requirements.txt installs the library once, by -e ., not {binder().editables}"
+    return Requirement(pyproject()["project"]["name"] + (editable.group(1) or ""))
+
+
 def binder_installs() -> frozenset[str]:
-    """What Binder installs: the Binder file's requirements and the library's own dependencies."""
-    library = Requirement(pyproject()["project"]["name"])
-    return closure((*binder().requirements, library))
+    """What Binder installs: the Binder file's requirements, and the library with its dependencies."""
+    return closure((*binder().requirements, library()))
 
 
 def extras() -> list[Requirement]:
@@ -246,20 +254,27 @@ def test_the_root_file_is_the_binder_file_and_the_test_tools():
     assert root().includes == [(BINDER / "requirements.txt").resolve()], (
         "requirements.txt must include binder/requirements.txt, and only it")
     assert not binder().includes, "binder/requirements.txt includes nothing: it is the one source"
-    assert root().editables == [] and binder().editables == ["."], (
-        "the library is installed once, by `-e .` in binder/requirements.txt")
+    assert root().editables == [], "the library is installed once, by `-e .` in binder/requirements.txt"
+    library()  # which says how binder/requirements.txt installs it
     assert names(root().requirements) == TEST_TOOLS, (
         "requirements.txt adds exactly the test and lint tools (TEST_TOOLS here); what readers need goes to "
         "binder/requirements.txt")
 
 
-def test_every_package_is_pinned_exactly_once_across_the_two_files():
+def is_pin(requirement: Requirement) -> bool:
+    specifiers = [*requirement.specifier]
+    return len(specifiers) == 1 and specifiers[0].operator == "==" and "*" not in specifiers[0].version
+
+
+def test_every_package_is_pinned_exactly_once():
     pinned = [*binder().requirements, *root().requirements]
-    loose = [str(r) for r in pinned
-             if len(r.specifier) != 1 or next(iter(r.specifier)).operator != "==" or "*" in str(r.specifier)]
+    loose = [str(r) for r in pinned if not is_pin(r)]
     assert not loose, f"pin these exactly (name==version): {loose}"
+    # pyproject.toml's extras pin too: Binder installs one with `-e .[name]` instead of pinning it again
+    pinned += [r for r in extras() if is_pin(r)]
     twice = sorted(name for name, n in Counter(canonicalize_name(r.name) for r in pinned).items() if n > 1)
-    assert not twice, f"pinned more than once across requirements.txt and binder/requirements.txt: {twice}"
+    assert not twice, ("pinned more than once across requirements.txt, binder/requirements.txt and the "
+                       f"extras of pyproject.toml: {twice}")
 
 
 def test_binder_installs_no_test_tool_even_indirectly():
