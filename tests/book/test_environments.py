@@ -108,9 +108,12 @@ def closure(requirements: tuple[Requirement, ...]) -> frozenset[str]:
             todo += [Requirement(r) for extra in req.extras for r in project["optional-dependencies"][extra]]
             continue
         try:
-            requires = metadata.distribution(name).requires or []
+            installed = metadata.distribution(name)
         except metadata.PackageNotFoundError:
             raise AssertionError(f"{name} is required but not installed here: run make install") from None
+        assert installed.version in req.specifier, (
+            f"{name} {installed.version} is installed, {req} is required: pip install -r requirements.txt")
+        requires = installed.requires or []
         for dependency in map(Requirement, requires):
             if dependency.marker is None or any(dependency.marker.evaluate({"extra": extra})
                                                 for extra in {"", *req.extras}):
