@@ -1,39 +1,42 @@
-"""assignments/spec.yml against the chapters and the library, and how scripts/assignments.py reads the
-chapters (no otter needed here: tests/assignments/test_grading.py grades with it)."""
+"""assignments/spec.yml against the chapters and the library, and how the assignments package reads the
+chapters (no otter needed here: tests/assignments/test_grading.py grades with it). The tests marked `book`
+read the {eval} values the book build recorded."""
 
 import dataclasses
+import json
 import re
 
 import nbformat
 import pytest
 import yaml
 
-
-@pytest.fixture(scope="module")
-def spec(assignments):
-    return assignments.load_spec()
+from assignments import BOOK
+from assignments.master import master_notebook
+from assignments.myst import Markdown, chapters_with_exercises, exercises
+from assignments.spec import check_solution, load_spec
 
 
 def _questions(spec):
     return [q for questions in spec.values() for q in questions]
 
 
-def test_every_spec_solution_passes_its_checker_and_an_empty_answer_does_not(assignments, spec):
+def test_every_spec_solution_passes_its_checker_and_an_empty_answer_does_not(spec):
     assert len(_questions(spec)) >= 10
     for question in _questions(spec):
-        verdict = assignments.check_solution(question)
+        verdict = check_solution(question)
         assert verdict, f"{question.label}: the spec's solution fails its checker: {verdict.message}"
-        empty = assignments.check_solution(dataclasses.replace(question, solution=f"{question.answer} = ..."))
+        empty = check_solution(dataclasses.replace(question, solution=f"{question.answer} = ..."))
         assert not empty and empty.message, f"{question.label}: `{question.answer} = ...` passes its checker"
 
 
-def test_every_chapter_with_exercises_becomes_one_question_per_exercise(assignments, spec):
-    chapters = assignments.chapters_with_exercises()
-    assert set(spec) <= set(chapters) and len(chapters) >= 5
+@pytest.mark.book
+def test_every_chapter_with_exercises_becomes_one_question_per_exercise(spec, masters):
+    chapters = chapters_with_exercises()
+    assert set(spec) <= set(chapters) and len(chapters) >= 5 and set(masters) == set(chapters)
     for chapter in chapters:
-        book = nbformat.read(assignments.BOOK / f"{chapter}.ipynb", as_version=4)
-        labels = list(assignments.exercises(book))
-        master = assignments.master_notebook(chapter, spec.get(chapter, []))
+        book = nbformat.read(BOOK / f"{chapter}.ipynb", as_version=4)
+        labels = list(exercises(book))
+        master = masters[chapter]
         questions = [yaml.safe_load(c.source) for c in master.cells
                      if c.cell_type == "raw" and c.source.startswith("# BEGIN QUESTION")]
         assert [q["name"] for q in questions] == labels, chapter
@@ -46,8 +49,9 @@ def test_every_chapter_with_exercises_becomes_one_question_per_exercise(assignme
         assert not re.search(r"\{[\w:-]+\}`", prose), f"{chapter}: a MyST role is left in the assignment"
 
 
-def test_the_student_reads_the_exercise_as_the_book_prints_it(assignments, spec):
-    master = assignments.master_notebook("01_factorised_embeddings", spec["01_factorised_embeddings"])
+@pytest.mark.book
+def test_the_student_reads_the_exercise_as_the_book_prints_it(masters):
+    master = masters["01_factorised_embeddings"]
     prose = "\n".join(c.source for c in master.cells if c.cell_type == "markdown")
     assert "## Exercise 1: ★ Break-even for RoBERTa's vocabulary" in prose
     assert "RoBERTa (Liu et al., 2019) uses $V = 50265$ at $H = 768$. What is the largest whole $E$" in prose
@@ -55,9 +59,10 @@ def test_the_student_reads_the_exercise_as_the_book_prints_it(assignments, spec)
     assert "assign your answer to `largest_width`" in prose
 
 
-def test_the_test_cell_calls_the_spec_checker_on_the_answer_and_reruns_the_setup(assignments, spec):
+@pytest.mark.book
+def test_the_test_cell_calls_the_spec_checker_on_the_answer_and_reruns_the_setup(spec, masters):
     [convert] = [q for q in spec["03_output_projection"] if q.label == "ex-attention-convert"]
-    master = assignments.master_notebook("03_output_projection", spec["03_output_projection"])
+    master = masters["03_output_projection"]
     [test] = [c.source for c in master.cells if c.source.startswith("def test_ex_attention_convert(")]
     assert test.startswith("def test_ex_attention_convert(w_sum):\n")
     assert 'w = random_attention_weights(32, 4, "concat", seed=5)' in test  # the setup, not the student's w
@@ -72,34 +77,58 @@ def _chapter(*markdown: str, outputs=()):
     return notebook
 
 
-def test_exercises_are_read_by_label_with_their_solutions_whatever_the_fence(assignments):
+def test_exercises_are_read_by_label_with_their_solutions_whatever_the_fence():
     chapter = _chapter(
         "# Title\n\n````{exercise} ★★ Nested\n:label: ex-a\n"
         "Text with code:\n```python\nx = 1\n```\nend\n````",
         ":::{exercise} Colons\n---\nlabel: ex-b\nclass: hard\n---\nB's text\n:::\n\n"
         "~~~\n```{exercise} Inside a code block, not an exercise\n```\n~~~",
         "```{solution} ex-a\n:class: dropdown\nA's solution\n~~~{literalinclude} x.py\n~~~\n```")
-    found = assignments.exercises(chapter)
+    found = exercises(chapter)
     assert list(found) == ["ex-a", "ex-b"]
     assert found["ex-a"].title == "★★ Nested"
     assert found["ex-a"].text == "Text with code:\n```python\nx = 1\n```\nend"
     assert found["ex-a"].solution == "A's solution\n~~~{literalinclude} x.py\n~~~"
     assert (found["ex-b"].title, found["ex-b"].text, found["ex-b"].solution) == ("Colons", "B's text", None)
     with pytest.raises(ValueError, match="gated directive"):
-        assignments.exercises(_chapter("```{exercise-start} Gated\n:label: ex-g\n```"))
+        exercises(_chapter("```{exercise-start} Gated\n:label: ex-g\n```"))
 
 
-def test_myst_roles_become_what_the_book_shows(assignments):
+def test_myst_roles_become_what_the_book_shows():
     prefix = "application/papermill.record/"
     glue = nbformat.v4.new_output("display_data", data={prefix + "text/plain": "1234567"},
                                   metadata={"scrapbook": {"name": "n", "mime_prefix": prefix}})
-    md = assignments.Markdown(_chapter("# T", outputs=[glue]), "test")
+    md = Markdown(_chapter("# T", outputs=[glue]), "test")
     assert md("{glue:text}`n:,` and {glue}`n`") == "1,234,567 and 1234567"
     assert md("{cite}`lan2020albert,liu2019roberta`") == "(Lan et al., 2020; Liu et al., 2019)"
     assert md("{term}`masks <dynamic masking>`, {term}`pooler`, {math}`x^2`") == "masks, pooler, $x^2$"
     assert md("{ref}`factorised-embeddings`") == "Factorised embeddings"
     with pytest.raises(ValueError, match="glues no 'missing'"):
         md("{glue:text}`missing:.2f`")
+
+
+def _values_file(tmp_path, pages: dict):
+    path = tmp_path / "eval_values.json"
+    path.write_text(json.dumps(pages), encoding="utf-8")
+    return path
+
+
+def test_an_eval_shows_the_text_the_book_build_recorded_for_it(tmp_path):
+    values = _values_file(tmp_path, {"book/ch": {'f"{n:,}"': ["30,000", "30,000"], "ratio": ["0.5"]}})
+    md = Markdown(_chapter("# T"), "ch", values)
+    assert md('saves {eval}`f"{n:,}"` at {eval}`ratio`, {math}`x`') == "saves 30,000 at 0.5, $x$"
+
+
+@pytest.mark.parametrize(("pages", "rule"), [
+    (None, r"eval_values.json is missing: run `make book` first"),
+    ({"book/other": {"ratio": ["0.5"]}}, r"holds no \{eval\} values of book/ch.ipynb: run `make book` first"),
+    ({"book/ch": {"other": ["1"]}}, r"no value of \{eval\}`ratio` in book/ch.ipynb: run `make book` first"),
+    ({"book/ch": {"ratio": ["0.5", "0.25"]}}, r"\{eval\}`ratio` as \['0.25', '0.5'\] in different places"),
+])
+def test_an_eval_the_build_gives_no_single_value_for_is_refused_with_the_rule(tmp_path, pages, rule):
+    values = tmp_path / "eval_values.json" if pages is None else _values_file(tmp_path, pages)
+    with pytest.raises((FileNotFoundError, ValueError), match=rule):
+        Markdown(_chapter("# T"), "ch", values)("the ratio is {eval}`ratio`")
 
 
 def _spec_file(tmp_path, graded: str) -> object:
@@ -120,19 +149,19 @@ CHECK = "        check: geron_lib.notebook.exercises.embeddings.check_largest_sa
     ("      - label: ex-embeddings-breakeven\n        answer: e\n",
      "needs label, answer, check, solution and points"),
 ])
-def test_a_malformed_spec_is_refused_with_the_rule(assignments, tmp_path, graded, rule):
+def test_a_malformed_spec_is_refused_with_the_rule(tmp_path, graded, rule):
     with pytest.raises(ValueError, match=rule):
-        assignments.load_spec(_spec_file(tmp_path, graded))
+        load_spec(_spec_file(tmp_path, graded))
 
 
-def test_a_label_the_chapter_lacks_is_refused_naming_it(assignments, spec):
+def test_a_label_the_chapter_lacks_is_refused_naming_it(spec):
     renamed = [dataclasses.replace(spec["01_factorised_embeddings"][0], label="ex-embeddings-gone")]
     with pytest.raises(ValueError, match=r"grades \['ex-embeddings-gone'\].*ex-embeddings-breakeven"):
-        assignments.master_notebook("01_factorised_embeddings", renamed)
+        master_notebook("01_factorised_embeddings", renamed)
 
 
-def test_a_chapter_the_book_lacks_is_refused(assignments, tmp_path):
+def test_a_chapter_the_book_lacks_is_refused(tmp_path):
     path = tmp_path / "spec.yml"
     path.write_text("chapters:\n  09_nowhere:\n    graded: []\n", encoding="utf-8")
     with pytest.raises(ValueError, match="no notebook book/09_nowhere.ipynb"):
-        assignments.load_spec(path)
+        load_spec(path)

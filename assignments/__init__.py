@@ -1,0 +1,31 @@
+"""Assignments from the book's exercises: per chapter, a student notebook without solutions and an otter
+autograder whose tests call the library's checkers, so students get the same hints as in the book.
+
+    python -m assignments make [CHAPTER ...] [--out DIR] [--no-run-tests]     (what `make assignments` runs)
+    python -m assignments grade CHAPTER SUBMISSION.ipynb ... [--out DIR]
+
+The modules: ``spec`` reads ``assignments/spec.yml`` (which exercises are graded, and how); ``myst``
+reads the chapters' exercises and turns their MyST into the Markdown Jupyter renders; ``master`` writes a
+chapter's otter master notebook and runs ``otter assign`` on it; ``grading`` grades submissions; ``__main__``
+is the command line. An exercise's ``{eval}`` numbers are the ones the built book shows: the book build
+records them (``_ext/eval_values.py``) in ``_build/eval_values.json``, so ``make book`` comes first.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = ROOT / "book"
+SPEC = ROOT / "assignments" / "spec.yml"
+OUT = ROOT / "_build" / "assignments"
+#: What the book build's _ext/eval_values.py writes: {docname: {expression: [the text shown, per use]}}
+EVAL_VALUES = ROOT / "_build" / "eval_values.json"
+
+
+def kernel_environment() -> dict[str, str]:
+    """The environment for otter and its kernels: this checkout's geron_lib, this environment's kernel."""
+    path = os.environ.get("PYTHONPATH", "")
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), path) if p),
+            "JUPYTER_PREFER_ENV_PATH": "1", "JUPYTER_PLATFORM_DIRS": "1", "PYTHONHASHSEED": "0"}

@@ -1,0 +1,117 @@
+"""A chapter's otter master notebook (config, questions, solutions, tests), and ``otter assign`` on it.
+
+``make`` writes, under ``<out>/<chapter>/``:
+
+    master/<chapter>.ipynb                 the otter master notebook
+    student/<chapter>.ipynb                what students get: the exercises, answer and check cells
+    autograder/<chapter>.ipynb             the same with the solutions, for teachers
+    autograder/<chapter>-autograder.zip    what grades a submission
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from . import BOOK, OUT, ROOT, kernel_environment
+from .myst import Exercise, Markdown, chapter_title, exercises
+from .spec import Graded
+
+
+def _raw(text: str):
+    return nbformat.v4.new_raw_cell(text)
+
+
+def _graded_cells(question: Graded, heading: str) -> list:
+    module, name, call = question.checker
+    ident = re.sub(r"\W", "_", question.label)
+    setup = "".join(f"    {line}\n" for line in question.setup.splitlines())
+    test = (f"def test_{ident}({question.answer}):\n{setup}"
+            f"    from {module} import {name}\n"
+            f"    feedback = {call}\n"
+            "    assert feedback, feedback.message\n")
+    points = f"{question.points:g} point{'' if question.points == 1 else 's'}"
+    cells = [_raw(f"# BEGIN QUESTION\nname: {question.label}\npoints: {question.points}"),
+             nbformat.v4.new_markdown_cell(
+                 f"{heading}\n\n*Graded, {points}: assign your answer to `{question.answer}` in the cell "
+                 "below, then run the check under it.*")]
+    if question.setup:
+        cells.append(nbformat.v4.new_code_cell(question.setup))
+    return cells + [
+        _raw("# BEGIN SOLUTION"),
+        nbformat.v4.new_code_cell(f'""" # BEGIN PROMPT\n{question.answer} = ...\n""" # END PROMPT\n'
+                                  f"# BEGIN SOLUTION NO PROMPT\n{question.solution}\n# END SOLUTION"),
+        _raw("# END SOLUTION"),
+        _raw("# BEGIN TESTS"), nbformat.v4.new_code_cell(test), _raw("# END TESTS"),
+        _raw("# END QUESTION")]
+
+
+def _written_cells(exercise: Exercise, heading: str, md: Markdown) -> list:
+    solution = md(exercise.solution) if exercise.solution else "(The book gives no solution.)"
+    return [_raw(f"# BEGIN QUESTION\nname: {exercise.label}\nmanual: true"),
+            nbformat.v4.new_markdown_cell(f"{heading}\n\n*Written: answer in the Markdown cell below; your "
+                                          "teacher reads it (the autograder does not score it).*"),
+            _raw("# BEGIN SOLUTION"), nbformat.v4.new_markdown_cell(solution), _raw("# END SOLUTION"),
+            _raw("# END QUESTION")]
+
+
+def master_notebook(chapter: str, graded: list[Graded], *, run_tests: bool = True):
+    """The otter master notebook of ``chapter``: every exercise as a question, the spec's graded, others
+    written."""
+    notebook = nbformat.read(BOOK / f"{chapter}.ipynb", as_version=4)
+    found, md = exercises(notebook), Markdown(notebook, chapter)
+    by_label = {q.label: q for q in graded}
+    if missing := [label for label in by_label if label not in found]:
+        raise ValueError(f"assignments/spec.yml grades {missing}, but book/{chapter}.ipynb has no exercise "
+                         f"labelled so (its labels: {list(found)})")
+    config = {"name": chapter, "init_cell": True, "check_all_cell": True, "export_cell": False,
+              "run_tests": run_tests, "tests": {"files": False, "ok_format": False},
+              "generate": {"pdf": False}}
+    title = chapter_title(notebook)
+    book = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["title"]
+    n_graded, n_written = len(graded), len(found) - len(graded)
+    total = f"{sum(q.points for q in graded):g}"
+    cells = [_raw("# ASSIGNMENT CONFIG\n" + yaml.safe_dump(config, sort_keys=False)),
+             nbformat.v4.new_markdown_cell(
+                 f"# Assignment: {md(title)}\n\n"
+                 f"The exercises of the chapter *{md(title)}* of *{book}*, as the book prints them, without "
+                 "the solutions. Read the chapter first; run the first code cell before the others.\n\n"
+                 f"- **Graded questions** ({n_graded}, {total} points): replace the `...` in the answer cell "
+                 "by your answer, then run the `grader.check(...)` cell below it. It grades your answer with "
+                 "the checker the book uses, and when the answer is wrong its message says what to look at. "
+                 "Check as often as you like.\n"
+                 f"- **Written questions** ({n_written}): type your answer into the Markdown cell below the "
+                 "question; your teacher reads them.\n\n"
+                 "When you are done, restart the kernel and run every cell, save, and hand in this "
+                 "notebook.")]
+    for number, exercise in enumerate(found.values(), start=1):
+        heading = f"## Exercise {number}: {md(exercise.title)}\n\n{md(exercise.text)}"
+        cells += (_graded_cells(by_label[exercise.label], heading) if exercise.label in by_label
+                  else _written_cells(exercise, heading, md))
+    return nbformat.v4.new_notebook(cells=cells, metadata={
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"}})
+
+
+def make(chapter: str, graded: list[Graded], out: Path = OUT, *, run_tests: bool = True) -> Path:
+    """Write ``chapter``'s master notebook and run ``otter assign`` (which, with ``run_tests``, runs the tests
+    against the solutions); the autograder zip's path."""
+    target = out / chapter
+    for old in ("master", "student", "autograder"):  # not grades/
+        shutil.rmtree(target / old, ignore_errors=True)
+    master = target / "master" / f"{chapter}.ipynb"
+    master.parent.mkdir(parents=True)
+    nbformat.write(master_notebook(chapter, graded, run_tests=run_tests), master)
+    command = [sys.executable, "-m", "otter", "assign", "--no-pdfs", str(master), str(target)]
+    done = subprocess.run(command + ([] if run_tests else ["--no-run-tests"]), env=kernel_environment(),
+                          capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"otter assign failed for {chapter}:\n{done.stdout}\n{done.stderr}")
+    [zipped] = (target / "autograder").glob(f"{chapter}-autograder_*.zip")
+    return zipped.rename(zipped.with_name(f"{chapter}-autograder.zip"))
