@@ -15,7 +15,8 @@
 #   make pdf      the built book printed to one PDF, _build/pdf/book.pdf (Debian's chromium; after make book)
 #   make lab      JupyterLab on the book (local): Run All in a chapter shows its numbers in the prose
 #   make assignments  per chapter, a student notebook of its exercises (no solutions) and an otter
-#                 autograder, under _build/assignments (assignments/spec.yml; README, "For teachers")
+#                 autograder, under _build/assignments (assignments/spec.yml; README, "For teachers");
+#                 after make book: the exercises show the numbers the build recorded (_build/eval_values.json)
 #   make lint     ruff, and lint-imports (the library's layers: pyproject.toml [tool.importlinter])
 #   make clean    remove build output
 
