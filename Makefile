@@ -1,7 +1,7 @@
 # Build and test the book and its library. GNU make.
 #   make          same as `make test`
 #   make check    the fast tier, on every change: ruff, lint-imports and every test that needs no built book,
-#                 browser, JupyterLab, torch/transformers or kernels (pyproject.toml markers), on all cores
+#                 browser, JupyterLab, torch/transformers, jax or kernels (pyproject.toml markers), on all cores
 #   make test     everything, before you stop (CI runs it): lint, the book build (as `make book`, but on
 #                 another BLAS kernel and thread count than the stored outputs were computed with), every
 #                 test (the fast tier, the Hugging Face and book tiers on all cores, then the browser and
@@ -57,7 +57,7 @@ $(HF_STAMP): $(STAMP) pyproject.toml
 	touch $@
 
 # The tiers (pyproject.toml [tool.pytest.ini_options] markers, applied in tests/conftest.py)
-SLOW_TIERS := book or browser or live or hf or slow
+SLOW_TIERS := book or browser or live or hf or jax or slow
 # pytest-xdist: one worker per core
 WORKERS := -n auto
 

@@ -3,7 +3,8 @@
 Tiers: a test is marked by what it needs beyond numpy (pyproject.toml registers the markers); `make check`
 runs every test that needs none of them, `make test` runs them all. Whole folders and files get their
 markers from TIERS below, a test that uses one of HF_FIXTURES is marked ``hf``, and any other single test
-that needs torch or transformers is marked ``hf`` where it is written. Each marker also sets the test's timeout (pytest-timeout), so a hang fails with a traceback.
+that needs torch or transformers is marked ``hf`` where it is written. Each marker also sets the test's
+timeout (pytest-timeout), so a hang fails with a traceback.
 
 In CI (CI=true) a test skipped for a missing optional dependency fails instead: CI must run it. Tests that
 need torch/transformers ask for them with ``pytest.importorskip`` inside a fixture or a test, so that the
@@ -19,7 +20,6 @@ import pytest
 # fail ("Sync API inside the asyncio loop"), so the fixture is registered here, once.
 from book_site.chromium import browser  # noqa: F401, E402
 
-
 TESTS = Path(__file__).parent
 
 #: Markers by where a test lives (a path relative to tests/: a folder or a file)
@@ -29,14 +29,13 @@ TIERS = {
     "book_site/test_pdf.py": ("book", "browser", "slow"),
     "book_live": ("book", "browser", "live", "slow"),
     "interop/test_hf_transformers.py": ("hf",),
-    "interop/test_torch_road.py": ("hf", "slow"),
 }
 
 #: Fixtures that import torch, transformers or tokenizers: a test that uses one is marked hf
 HF_FIXTURES = {"torch_hf", "hf_wordpiece"}
 
 #: Seconds a test may take, by its slowest marker (unmarked: the fast tier). Generous: the machine is shared.
-TIMEOUTS = {"live": 900, "slow": 600, "browser": 300, "book": 300, "hf": 300}
+TIMEOUTS = {"live": 900, "slow": 600, "browser": 300, "book": 300, "hf": 300, "jax": 300}
 FAST_TIMEOUT = 120
 
 
