@@ -18,8 +18,9 @@ def test_another_bound():
 
 
 def test_the_sum_weights_checker_shows_the_bound_not_the_digits():
+    from geron_lib.model.attention import random_attention_weights
     from geron_lib.notebook.exercises.attention import check_sum_weights
-    from geron_lib.studies.conversions import concat_to_sum, random_attention_weights
+    from geron_lib.studies.conversions import concat_to_sum
 
     w = random_attention_weights(32, 4, "concat", seed=5)
     assert repr(check_sum_weights(concat_to_sum(w, 4), w, 4)).endswith("(largest difference below 1e-12).")
