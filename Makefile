@@ -40,7 +40,7 @@ install: $(STAMP)
 
 install-hf: $(HF_STAMP)
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt binder/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
 	$(BIN)/python -m pip install -r requirements.txt
