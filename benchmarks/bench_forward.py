@@ -17,14 +17,10 @@ import subprocess
 import sys
 import time
 
+from _thread_count import set_threads
+
 B, T, T_MEMORY = 8, 128, 512
 PRESET = "albert-base-v2"
-
-
-def set_threads(n: int) -> None:
-    """Before numpy or torch is imported: one thread count for every pool either library may use."""
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(n)
 
 
 def forward_flops(config, batch: int, length: int) -> int:

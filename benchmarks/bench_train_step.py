@@ -25,6 +25,8 @@ import argparse
 import os
 import time
 
+from _thread_count import set_threads
+
 #: "a": the issue's size; "experiment-*": the trade-off experiment's runs (geron_lib.studies.tradeoffs.Setup,
 #: the stored grid's settings), not shared at E = H and all shared at its smallest sharing-mode E
 SIZES = ("a", "experiment-none", "experiment-all")
@@ -50,12 +52,6 @@ def size(name: str):
     return config, setup.batch_size, setup.T
 
 
-def set_threads(n: int) -> None:
-    """Before numpy or torch is imported: one thread count for every pool either library may use."""
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(n)
-
-
 def masked_batch(config, B: int, T: int):
     """(B, T) random words, BERT-masked with p = 0.15 (no padding: full rows, as packed text gives)."""
     import numpy as np
@@ -69,63 +65,22 @@ def masked_batch(config, B: int, T: int):
     return bert_mask(ids, tokenizer, mask_prob=MASK_PROB, rng=1)
 
 
-def head_names(config) -> dict[str, str]:
-    """The MLM head's arrays by transformers' names (the decoder is tied to the word embeddings)."""
-    if config.model_type == "albert":
-        return {"W": "predictions.dense.weight", "b": "predictions.dense.bias",
-                "ln_gain": "predictions.LayerNorm.weight", "ln_bias": "predictions.LayerNorm.bias",
-                "b_out": "predictions.bias"}
-    return {"W": "cls.predictions.transform.dense.weight", "b": "cls.predictions.transform.dense.bias",
-            "ln_gain": "cls.predictions.transform.LayerNorm.weight",
-            "ln_bias": "cls.predictions.transform.LayerNorm.bias", "b_out": "cls.predictions.bias"}
-
-
-def torch_model(ours, class_name: str):
-    """transformers' MLM model of the same config, dropout 0, holding geron_lib's weights."""
-    import torch
-    import transformers
-
-    from geron_lib.interop.hf_config import config_to_hf
-    from geron_lib.interop.hf_weights import hf_state_dict
-
-    config = ours.config
-    prefix = "albert" if config.model_type == "albert" else "bert"
-    hf = getattr(transformers, f"{prefix.capitalize()}Config")(
-        **config_to_hf(config), hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
-    model = getattr(transformers, class_name)(hf).train()
-    state = {f"{prefix}.{k}": v for k, v in hf_state_dict(ours.encoder).items()}
-    state |= {theirs: ours.head[k].T if k == "W" else ours.head[k]
-              for k, theirs in head_names(config).items()}
-    missing, unexpected = model.load_state_dict({k: torch.from_numpy(v.copy()) for k, v in state.items()},
-                                                strict=False)
-    tied = {k for k in missing if k.endswith(("decoder.weight", "decoder.bias"))}
-    if unexpected or set(missing) - tied:
-        raise SystemExit(f"weights do not match: missing {sorted(set(missing) - tied)}, "
-                         f"unexpected {unexpected}")
-    if model.get_output_embeddings().weight.data_ptr() != model.get_input_embeddings().weight.data_ptr():
-        raise SystemExit("the decoder is not tied to the word embeddings")
-    return model
-
-
-def steps(config, B: int, T: int, class_name: str):
-    """The two training steps, ready to time, and their losses on the first batch (same weights)."""
+def steps(config, B: int, T: int):
+    """The two training steps, ready to time, transformers' model class and both losses on the first batch
+    (same weights)."""
     import numpy as np
     import torch
 
+    from geron_lib.interop.torch_mlm import hf_masked_lm, hf_mlm_inputs, torch_adamw
     from geron_lib.model.mlm import MaskedLM
     from geron_lib.pretraining.train import AdamW, clip_grad_norm
 
     batch = masked_batch(config, B, T)
     ours = MaskedLM(config, seed=0, dtype=np.float32)
-    theirs = torch_model(ours, class_name)
+    theirs = hf_masked_lm(ours).train()  # dropout 0: train mode computes what eval mode does
     optimizer = AdamW(ours.parameters(), eps=EPS, weight_decay=WEIGHT_DECAY)
-    decay = [p for p in theirs.parameters() if p.ndim >= 2]
-    no_decay = [p for p in theirs.parameters() if p.ndim < 2]
-    torch_optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": WEIGHT_DECAY},
-                                         {"params": no_decay, "weight_decay": 0.0}], lr=LR, eps=EPS)
-    inputs = {"input_ids": torch.from_numpy(batch.input_ids),
-              "attention_mask": torch.from_numpy(batch.attention_mask),
-              "labels": torch.from_numpy(np.where(batch.selected, batch.labels, -100))}
+    torch_optimizer = torch_adamw(theirs, lr=LR, eps=EPS, weight_decay=WEIGHT_DECAY)
+    inputs = hf_mlm_inputs(batch)
 
     def geron_step():
         loss, grads = ours.loss_and_grads(batch)
@@ -143,7 +98,8 @@ def steps(config, B: int, T: int, class_name: str):
 
     with torch.no_grad():
         first = (ours.loss(batch), theirs(**inputs).loss.item())
-    return {"geron_lib": geron_step, "pytorch": torch_step}, first, float(batch.selected.mean())
+    fns = {"geron_lib": geron_step, "pytorch": torch_step}
+    return fns, type(theirs).__name__, first, float(batch.selected.mean())
 
 
 def profile(step, rounds: int, clock) -> None:
@@ -183,8 +139,7 @@ def main() -> None:
           f"{os.environ['OPENBLAS_NUM_THREADS']}); float32; {args.rounds} interleaved rounds per size")
     for name in args.sizes:
         config, B, T = size(name)
-        class_name = f"{'Albert' if config.model_type == 'albert' else 'Bert'}ForMaskedLM"
-        fns, (loss_ours, loss_theirs), share = steps(config, B, T, class_name)
+        fns, class_name, (loss_ours, loss_theirs), share = steps(config, B, T)
         times = sample_seconds(fns, repeat=args.rounds, min_seconds=1e-9, clock=time.perf_counter,
                                alternate=True)
         med = {k: float(np.median(v)) for k, v in times.items()}

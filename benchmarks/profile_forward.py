@@ -9,7 +9,10 @@ by default, random weights). Every op is summed over the layers; each round also
 forward in one piece and a 4096 x 4096 numpy sgemm, interleaved. Prints one row per op: the median ms per
 forward, its share of the op-by-op total, and for a matrix product its GFLOP and the ms it would take at
 the sgemm rate of this run. The op-by-op output is checked to equal the library's forward exactly, and the
-sum of the ops is printed beside the library's own time, so the profile cannot drift from the code.
+sum of the ops is printed beside the library's own time, so the profile cannot drift from the code. Both
+run the kernels on the whole batch on one Python thread (``Encoder.forward``): with more than one thread,
+``Encoder``'s calls share the batch's rows out between threads, above the kernels
+(``geron_lib.model.threads``).
 ``--cpu`` times with this process's CPU time instead (other jobs on a shared machine then do not count;
 it equals wall time for one thread only, so it needs ``--threads 1``).
 """
@@ -23,13 +26,9 @@ import time
 from collections import defaultdict
 from contextlib import contextmanager
 
+from _thread_count import set_threads
+
 B, T, N_SGEMM = 8, 128, 4096
-
-
-def set_threads(n: int) -> None:
-    """Before numpy is imported: one thread count for every pool BLAS may use."""
-    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = str(n)
 
 
 class OpTimer:
@@ -60,18 +59,20 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
     """The library's forward (embed, block_forward with concat attention, the pooler), op by op."""
     import numpy as np
 
-    from geron_lib.model.attention import concat_heads, split_heads
+    from geron_lib.model.attention import merge_heads, split_heads
     from geron_lib.model.encoder import position_ids
     from geron_lib.model.layers import ACTIVATIONS, layer_norm, rows, softmax
-    from geron_lib.model.threads import by_blocks, matmul
 
     c, w = encoder.config, encoder.embeddings
     eps, act = c.layer_norm_eps, ACTIVATIONS[c.hidden_act][0]
 
     def linear(name, x, W, b):
         x2 = rows(x)
-        with t(f"{name} (+ bias)", matmul_flops(x2, W)):
-            return matmul(x2, W, b).reshape(*x.shape[:-1], -1)
+        with t(name, matmul_flops(x2, W)):
+            y = (x2 @ W).reshape(*x.shape[:-1], -1)
+        with t("bias adds"):
+            y += b
+        return y
 
     with t("embedding: gathers and sums"):
         positions = position_ids(ids, c)
@@ -89,15 +90,17 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
             q, k, v = (split_heads(a, c.num_attention_heads) for a in (q, k, v))
         kT = k.swapaxes(-1, -2)
         with t("Q K^T", matmul_flops(q, kT)):
-            scores = matmul(q, kT)
+            scores = q @ kT
         with t("scale 1 / sqrt(d_head)"):
             scores /= math.sqrt(q.shape[-1])
         with t("mask add"):
             scores += mask
         with t("softmax"):
-            A = by_blocks(softmax, scores)
-        with t("A V, into concatenated heads", matmul_flops(A, v)):
-            heads = concat_heads(A, v)
+            A = softmax(scores)
+        with t("A V", matmul_flops(A, v)):
+            heads = A @ v
+        with t("merge heads"):
+            heads = merge_heads(heads)
         a = linear("heads W_O", heads, attention["W_O"], attention["b_O"])
         with t("residual adds"):
             s = x + a
@@ -105,7 +108,7 @@ def traced_forward(encoder, ids, types, mask, t: OpTimer):
             x = layer_norm(s, attention["ln_gain"], attention["ln_bias"], eps)
         u = linear("x W_1", x, ffn["W_1"], ffn["b_1"])
         with t(f"activation ({c.hidden_act})"):
-            g = by_blocks(act, u)
+            g = act(u)
         f = linear("act W_2", g, ffn["W_2"], ffn["b_2"])
         with t("residual adds"):
             s = x + f

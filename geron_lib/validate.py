@@ -77,6 +77,20 @@ def check_float_dtype(name: str, value) -> np.dtype:
     return dtype
 
 
+def check_heads(hidden_size: int, num_attention_heads: int, *, where: str = "") -> int:
+    """d_head = hidden_size / num_attention_heads; ValueError unless num_attention_heads divides hidden_size.
+
+    Both are integers already checked. ``where`` says where ``hidden_size`` was read when it is not an
+    argument of that name (such as "the width of W_Q"), and is shown beside its value.
+    """
+    if hidden_size % num_attention_heads:
+        shown = f"{hidden_size}, {where}" if where else f"{hidden_size}"
+        raise ValueError(f"hidden_size ({shown}) must be divisible by num_attention_heads "
+                         f"({num_attention_heads}): every head gets d_head = hidden_size / "
+                         "num_attention_heads columns")
+    return hidden_size // num_attention_heads
+
+
 def check_memory(n_bytes: int, what: str) -> None:
     """Refuse a plan to allocate more than :data:`MEMORY_LIMIT_BYTES`, before allocating anything."""
     if n_bytes > MEMORY_LIMIT_BYTES:

@@ -18,10 +18,9 @@ import math
 import numpy as np
 
 from ..costs.memory import forward_activation_bytes
-from ..validate import check_bool, check_choice, check_int, check_memory
+from ..validate import check_bool, check_choice, check_heads, check_int, check_memory
 from .attention_loops import concat_attention_loop, sum_attention_loop
 from .layers import linear, linear_backward, rows, softmax, softmax_backward
-from .threads import by_blocks, matmul
 
 
 def split_heads(x: np.ndarray, num_attention_heads: int) -> np.ndarray:
@@ -30,15 +29,10 @@ def split_heads(x: np.ndarray, num_attention_heads: int) -> np.ndarray:
     return x.reshape(B, T, num_attention_heads, H // num_attention_heads).transpose(0, 2, 1, 3)
 
 
-def concat_heads(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """concat(a_1 b_1, ..., a_h b_h): (B, h, T, .) @ (B, h, ., d_head) -> (B, T, H), the heads in order.
-
-    Each head's product is written straight into its d_head columns: no (B, h, T, d_head) array to copy.
-    """
-    B, h, T, _ = a.shape
-    out = np.empty((B, T, h * b.shape[-1]), np.result_type(a, b))
-    matmul(a, b, out=split_heads(out, h))
-    return out
+def merge_heads(x: np.ndarray) -> np.ndarray:
+    """(B, h, T, d_head) -> (B, T, H): concat(x_1, ..., x_h), the inverse of :func:`split_heads`."""
+    B, h, T, d_head = x.shape
+    return x.transpose(0, 2, 1, 3).reshape(B, T, h * d_head)
 
 
 def additive_mask(attention_mask: np.ndarray, dtype) -> np.ndarray:
@@ -55,11 +49,11 @@ def attention_probs(x: np.ndarray, w: dict, num_attention_heads: int, mask=None,
     """
     q = split_heads(linear(x, w["W_Q"], w.get("b_Q")), num_attention_heads)  # (B, h, T, d_head)
     k = split_heads(linear(x, w["W_K"], w.get("b_K")), num_attention_heads)  # (B, h, T, d_head)
-    scores = matmul(q, k.swapaxes(-1, -2))                                    # (B, h, T, T)
+    scores = q @ k.swapaxes(-1, -2)                                           # (B, h, T, T)
     scores /= math.sqrt(q.shape[-1])  # in place: at long T the (B, h, T, T) arrays dominate memory
     if mask is not None:
         scores += mask
-    A = by_blocks(softmax, scores)  # row by row, in blocks shared between the threads
+    A = softmax(scores)
     if cache is not None:
         cache.update(x=x, q=q, k=k, A=A)
     return A
@@ -74,8 +68,8 @@ def attention_probs_backward(dA, cache, w, g) -> np.ndarray:
     q, k, x = cache["q"], cache["k"], cache["x"]
     dS = softmax_backward(dA, cache["A"])          # (B, h, T, T)
     dS /= math.sqrt(q.shape[-1])
-    dq = concat_heads(dS, k)                       # (B, T, H)
-    dk = concat_heads(dS.swapaxes(-1, -2), q)      # (B, T, H)
+    dq = merge_heads(dS @ k)                       # (B, T, H)
+    dk = merge_heads(dS.swapaxes(-1, -2) @ q)      # (B, T, H)
     dx = linear_backward(dq, x, w["W_Q"], g["W_Q"], g.get("b_Q"))
     dx += linear_backward(dk, x, w["W_K"], g["W_K"], g.get("b_K"))
     return dx
@@ -91,7 +85,7 @@ def concat_attention(x: np.ndarray, w: dict, num_attention_heads: int,
     h = num_attention_heads
     A = attention_probs(x, w, h, mask, cache)            # (B, h, T, T)
     v = split_heads(linear(x, w["W_V"], w.get("b_V")), h)  # (B, h, T, d_head)
-    heads = concat_heads(A, v)                           # (B, T, H)
+    heads = merge_heads(A @ v)                           # (B, T, H)
     if cache is not None:
         cache.update(v=v, heads=heads)
     return linear(heads, w["W_O"], w.get("b_O"))         # (B, T, H)
@@ -107,8 +101,8 @@ def concat_attention_backward(dy, cache, w, g) -> np.ndarray:
     d_heads = linear_backward(dy, cache["heads"], w["W_O"], g["W_O"],
                               g.get("b_O"))          # (B, T, H)
     dO = split_heads(d_heads, A.shape[1])            # (B, h, T, d_head)
-    dA = matmul(dO, v.swapaxes(-1, -2))              # (B, h, T, T)
-    dv = concat_heads(A.swapaxes(-1, -2), dO)        # (B, T, H)
+    dA = dO @ v.swapaxes(-1, -2)                     # (B, h, T, T)
+    dv = merge_heads(A.swapaxes(-1, -2) @ dO)        # (B, T, H)
     dx = linear_backward(dv, cache["x"], w["W_V"], g["W_V"], g.get("b_V"))
     dx += attention_probs_backward(dA, cache, w, g)
     return dx
@@ -176,9 +170,7 @@ def check_attention_weights(w, num_attention_heads, form: str) -> tuple[int, int
     if w["W_Q"].ndim != 2:
         raise ValueError(f"w['W_Q'] must be a hidden_size x hidden_size matrix, got shape {w['W_Q'].shape}")
     H = w["W_Q"].shape[-1]
-    if H % h:
-        raise ValueError(f"hidden_size ({H}, the width of W_Q) must be divisible by num_attention_heads "
-                         f"({h}): every head gets d_head = hidden_size / num_attention_heads columns")
+    check_heads(H, h, where="the width of W_Q")
     for k in (*required, "b_Q", "b_K", "b_V", "b_O"):
         if w.get(k) is not None and w[k].shape != _shape_rule(form, k, H, h):
             raise ValueError(f"w[{k!r}] has shape {w[k].shape}; with hidden_size = {H} and "
@@ -230,8 +222,7 @@ def random_attention_weights(hidden_size: int, num_attention_heads: int, form: s
     h = check_int("num_attention_heads", num_attention_heads, minimum=1)
     check_choice("form", form, tuple(ATTENTION_FORMS))
     check_bool("bias", bias)
-    if H % h:
-        raise ValueError(f"hidden_size ({H}) must be divisible by num_attention_heads ({h})")
+    check_heads(H, h)
     shapes = {"W_Q": (H, H), "W_K": (H, H), "W_V": (h, H, H) if form == "sum" else (H, H)}
     shapes |= {"W_O": (H, H)} if form == "concat" else {}
     check_memory(8 * sum(math.prod(s) for s in shapes.values()),

@@ -22,6 +22,7 @@ from .layers import (
     scatter_add_rows,
     sub_cache,
 )
+from .threads import over_rows
 
 
 def block_forward(x, attention: dict, ffn: dict, config: EncoderConfig,
@@ -268,11 +269,22 @@ class Encoder:
 
     def hidden_states(self, input_ids, token_type_ids=None, attention_mask=None) -> list[np.ndarray]:
         """The input to the first layer and the output of every layer: L + 1 arrays of (B, T, H)."""
-        return self.forward(*self._check_inputs(input_ids, token_type_ids, attention_mask), keep_all=True)
+        checked = self._check_inputs(input_ids, token_type_ids, attention_mask)
+        return self._forward_rows(*checked, keep_all=True)
 
     def __call__(self, input_ids, token_type_ids=None, attention_mask=None) -> np.ndarray:
         """The last layer's hidden states, (B, T, H); a 1-D ``input_ids`` is one batch row."""
-        return self.forward(*self._check_inputs(input_ids, token_type_ids, attention_mask))[-1]
+        return self._forward_rows(*self._check_inputs(input_ids, token_type_ids, attention_mask))[-1]
+
+    def _forward_rows(self, ids, token_type_ids, mask, keep_all: bool = False) -> list[np.ndarray]:
+        """:meth:`forward` on checked inputs, its rows shared between threads by
+        :func:`~geron_lib.model.threads.over_rows`: every state, the parts joined in order."""
+        def part(rows):
+            types = None if token_type_ids is None else token_type_ids[rows]
+            return self.forward(ids[rows], types, None if mask is None else mask[rows], keep_all=keep_all)
+
+        parts = over_rows(part, self.config, *ids.shape)
+        return parts[0] if len(parts) == 1 else [np.concatenate(layer) for layer in zip(*parts, strict=True)]
 
     def pool(self, hidden: np.ndarray) -> np.ndarray:
         """pooled = tanh(h_[CLS] W + b): the pooler on the first position, (B, T, H) -> (B, H)."""

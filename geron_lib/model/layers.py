@@ -16,8 +16,6 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.special import erf
 
-from .threads import by_blocks, matmul
-
 
 def rows(a: np.ndarray) -> np.ndarray:
     """(..., n) -> (N, n): every leading axis folded into rows."""
@@ -45,12 +43,10 @@ def linear(x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndar
     """y = x W + b over the last axis.
 
     For a matrix W the leading axes of x are folded into rows first: one product instead of numpy's loop over
-    a stack, several times slower. :func:`~geron_lib.model.threads.matmul` shares it between the threads
-    and adds the bias in place, into the product's own fresh array (a second array of y's size costs a pass).
+    a stack, several times slower. The bias is added in place, into the product's own fresh array (a second
+    array of y's size costs a pass).
     """
-    if W.ndim == 2:
-        return matmul(rows(x), W, b).reshape(*x.shape[:-1], -1)
-    y = x @ W
+    y = (rows(x) @ W).reshape(*x.shape[:-1], -1) if W.ndim == 2 else x @ W
     if b is not None:
         y += b
     return y
@@ -59,10 +55,10 @@ def linear(x: np.ndarray, W: np.ndarray, b: np.ndarray | None = None) -> np.ndar
 def linear_backward(dy, x, W, gW, gb=None) -> np.ndarray:
     """dW = x^T dy,  db = sum_rows dy,  dx = dy W^T   (for y = x W + b), every product on rows."""
     dy2 = rows(dy)
-    gW += matmul(rows(x).T, dy2)
+    gW += rows(x).T @ dy2
     if gb is not None:
         gb += dy2.sum(axis=0)
-    return matmul(dy2, W.T).reshape(*dy.shape[:-1], -1)
+    return (dy2 @ W.T).reshape(*dy.shape[:-1], -1)
 
 
 def layer_norm(x, gain=None, bias=None, eps: float = 1e-12,
@@ -242,7 +238,7 @@ def feed_forward(x: np.ndarray, w: dict, act: str, cache: dict | None = None) ->
     Writes ``cache``: x, u, a = act(u).
     """
     u = linear(x, w["W_1"], w.get("b_1"))  # (B, T, F)
-    a = by_blocks(ACTIVATIONS[act][0], u)
+    a = ACTIVATIONS[act][0](u)
     if cache is not None:
         cache.update(x=x, u=u, a=a)
     return linear(a, w["W_2"], w.get("b_2"))
@@ -254,6 +250,6 @@ def feed_forward_backward(dy, cache, w, g, act: str) -> np.ndarray:
     Reads ``cache``: x, u, a (written by :func:`feed_forward`).
     """
     da = linear_backward(dy, cache["a"], w["W_2"], g["W_2"], g.get("b_2"))
-    du = by_blocks(ACTIVATIONS[act][1], cache["u"])
+    du = ACTIVATIONS[act][1](cache["u"])
     du *= da
     return linear_backward(du, cache["x"], w["W_1"], g["W_1"], g.get("b_1"))

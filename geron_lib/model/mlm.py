@@ -11,7 +11,7 @@ from ..config import EncoderConfig
 from ..validate import check_int, check_type
 from .encoder import Encoder
 from .layers import ACTIVATIONS, layer_norm, layer_norm_backward, linear, linear_backward, sub_cache
-from .threads import matmul, threads_for
+from .threads import over_rows
 
 #: What happened at each position of a :class:`MaskedBatch`.
 NOT_SELECTED, MASKED, RANDOM, KEPT = 0, 1, 2, 3
@@ -40,8 +40,8 @@ class MaskedBatch:
                                                self.attention_mask)))
 
 
-def mlm_logits(hidden, head: dict, word: np.ndarray, act: str, eps: float,
-               cache: dict | None = None):
+def mlm_head(hidden, head: dict, word: np.ndarray, act: str, eps: float,
+             cache: dict | None = None):
     """logits = LN(act(h W + b)) Emb^T + b_out: (N, H) -> (N, V).
 
     A dense map H -> E, LN over E, and the decoder tied to Emb (V x E). The
@@ -62,11 +62,11 @@ def mlm_head_backward(d_logits, cache, head, word, g_head, g_word,
 
     dEmb is the tied decoder's share of the embedding's gradient. Returns
     dL/d(hidden states at the masked positions). Reads ``cache``: z, "ln",
-    u, hidden.
+    u, hidden (written by :func:`mlm_head`).
     """
-    g_word += matmul(d_logits.T, cache["z"])
+    g_word += d_logits.T @ cache["z"]
     g_head["b_out"] += d_logits.sum(axis=0)
-    dz = matmul(d_logits, word)                                  # (N, E)
+    dz = d_logits @ word                                         # (N, E)
     da = layer_norm_backward(dz, cache["ln"], g_head["ln_gain"],
                              g_head["ln_bias"])
     du = ACTIVATIONS[act][1](cache["u"])
@@ -123,43 +123,61 @@ class MaskedLM:
 
     def _logits(self, batch: MaskedBatch, cache: dict | None = None):
         selected = batch.selected
-        if not selected.any():
-            raise ValueError("batch has no selected position: there is nothing to predict")
         if cache is None:
             hidden = self.encoder(batch.input_ids, attention_mask=batch.attention_mask)
         else:
             hidden, cache["encoder"] = self.encoder.forward_cached(batch.input_ids,
                                                                    attention_mask=batch.attention_mask)
         c = self.config
-        logits = mlm_logits(hidden[selected], self.head, self.encoder.embeddings["word"], c.hidden_act,
-                            c.layer_norm_eps, sub_cache(cache, "head"))
+        logits = mlm_head(hidden[selected], self.head, self.encoder.embeddings["word"], c.hidden_act,
+                          c.layer_norm_eps, sub_cache(cache, "head"))
         return logits, batch.labels[selected]
+
+    def _over_rows(self, batch: MaskedBatch, fn) -> list:
+        """[fn(part, share) for every part of the batch's rows that selects a position], share = the part's
+        fraction of the batch's selected positions (parts as :func:`~geron_lib.model.threads.over_rows`
+        cuts them); the mean over the batch is the sum of the parts' means, each times its share."""
+        check_type("batch", batch, MaskedBatch)
+        n_selected = int(batch.selected.sum())
+        if n_selected == 0:
+            raise ValueError("batch has no selected position: there is nothing to predict")
+
+        def part(rows):
+            share = batch[rows]
+            n = int(share.selected.sum())
+            return fn(share, n / n_selected) if n else None
+
+        results = over_rows(part, self.config, *batch.input_ids.shape)
+        return [r for r in results if r is not None]
 
     def loss(self, batch: MaskedBatch) -> float:
         """The mean cross-entropy over the batch's selected positions."""
-        check_type("batch", batch, MaskedBatch)
-        with threads_for(self.config, np.size(batch.input_ids)):
-            return cross_entropy(*self._logits(batch))[0]
+        return sum(self._over_rows(batch, lambda part, share: cross_entropy(*self._logits(part))[0] * share))
 
     def loss_and_grads(self, batch: MaskedBatch) -> tuple[float, dict[str, np.ndarray]]:
         """The loss and its gradient for every parameter (named as :meth:`parameters`)."""
-        check_type("batch", batch, MaskedBatch)
-        with threads_for(self.config, np.size(batch.input_ids)):
-            return self._loss_and_grads(batch)
+        (loss, grads), *others = self._over_rows(batch, self._loss_and_grads)
+        for part_loss, part_grads in others:  # each part beyond the first holds its own gradients until here
+            loss += part_loss
+            for name, g in part_grads.items():
+                grads[name] += g
+        return loss, grads
 
-    def _loss_and_grads(self, batch: MaskedBatch) -> tuple[float, dict[str, np.ndarray]]:
+    def _loss_and_grads(self, batch: MaskedBatch, share: float) -> tuple[float, dict[str, np.ndarray]]:
+        """``share`` times the loss of ``batch`` and its gradients."""
         cache = {}
         logits, targets = self._logits(batch, cache)
         loss, probs = cross_entropy(logits, targets)
         grads = {name: np.zeros_like(p) for name, p in self.parameters().items()}
         g_head = {k: grads[f"mlm_head.{k}"] for k in self.head}
-        d_selected = mlm_head_backward(cross_entropy_backward(probs, targets), cache["head"], self.head,
-                                       self.encoder.embeddings["word"], g_head,
-                                       grads["embeddings.word"], self.config.hidden_act)
+        d_logits = cross_entropy_backward(probs, targets)
+        d_logits *= share  # 1 for the whole batch: exact
+        d_selected = mlm_head_backward(d_logits, cache["head"], self.head, self.encoder.embeddings["word"],
+                                       g_head, grads["embeddings.word"], self.config.hidden_act)
         d_hidden = np.zeros(batch.input_ids.shape + (self.config.hidden_size,), self.dtype)  # (B, T, H)
         d_hidden[batch.selected] = d_selected
         self.encoder.backward(cache["encoder"], d_hidden, grads)
-        return loss, grads
+        return loss * share, grads
 
     def __repr__(self) -> str:
         return f"MaskedLM({self.encoder!r} + MLM head, {self.num_parameters():,} parameters)"

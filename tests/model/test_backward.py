@@ -8,7 +8,7 @@ import pytest
 from geron_lib import EncoderConfig, count_parameters
 from geron_lib.model.gradcheck import check_gradients, numeric_gradient, relative_error
 from geron_lib.model.layers import ACTIVATIONS
-from geron_lib.model.mlm import MaskedLM, mlm_logits
+from geron_lib.model.mlm import MaskedLM, mlm_head
 from geron_lib.pretraining.masking import bert_mask
 from geron_lib.pretraining.tokenizer import WordTokenizer
 
@@ -38,8 +38,8 @@ def preactivations(model, batch) -> np.ndarray:
     """Every input of an activation function (FFN and MLM head) on ``batch``."""
     hidden, cache = model.encoder.forward_cached(batch.input_ids, attention_mask=batch.attention_mask)
     head = {}
-    mlm_logits(hidden[batch.selected], model.head, model.encoder.embeddings["word"], model.config.hidden_act,
-               model.config.layer_norm_eps, head)
+    mlm_head(hidden[batch.selected], model.head, model.encoder.embeddings["word"], model.config.hidden_act,
+             model.config.layer_norm_eps, head)
     return np.concatenate([cache[i]["ffn"]["u"].ravel() for i in range(len(model.encoder.layers))]
                           + [head["u"].ravel()])
 

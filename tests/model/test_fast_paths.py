@@ -1,12 +1,12 @@
 """The speed-ups compute the textbook formulas: folded matrix products, in-place GELUs and softmax, a float32
-Phi, layer norm by dot products, a sparse scatter-add, heads written in place, a one-array cross-entropy."""
+Phi, layer norm by dot products, a sparse scatter-add, heads merged in order, a one-array cross-entropy."""
 
 import math
 
 import numpy as np
 import pytest
 
-from geron_lib.model.attention import additive_mask, attention_probs, concat_heads, split_heads
+from geron_lib.model.attention import additive_mask, attention_probs, merge_heads, split_heads
 from geron_lib.model.layers import (
     gelu,
     gelu_grad,
@@ -135,10 +135,11 @@ def test_scatter_add_rows_is_np_add_at():
     np.testing.assert_allclose(table, expected, rtol=1e-14)
 
 
-def test_concat_heads_is_the_per_head_products_side_by_side():
-    a, b = rng.normal(size=(2, 3, 5, 5)), rng.normal(size=(2, 3, 5, 4))
-    expected = np.concatenate([a[:, i] @ b[:, i] for i in range(3)], axis=-1)
-    np.testing.assert_allclose(concat_heads(a, b), expected, rtol=1e-13)
+def test_merge_heads_puts_the_heads_side_by_side_and_undoes_split_heads():
+    x = rng.normal(size=(2, 3, 5, 4))  # (B, h, T, d_head)
+    np.testing.assert_array_equal(merge_heads(x), np.concatenate([x[:, i] for i in range(3)], axis=-1))
+    y = rng.normal(size=(2, 5, 12))
+    np.testing.assert_array_equal(merge_heads(split_heads(y, 3)), y)
 
 
 def test_cross_entropy_is_the_log_softmax_formula():

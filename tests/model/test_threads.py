@@ -1,4 +1,5 @@
-"""Work shared between threads computes what plain numpy computes, BLAS on one thread inside each part."""
+"""Rows shared between threads: the parts, the threads and BLAS's thread count they run with, and that the
+public entries compute with them what one part computes."""
 
 import threading
 
@@ -7,88 +8,99 @@ import pytest
 from threadpoolctl import threadpool_limits
 
 from geron_lib.config import EncoderConfig
-from geron_lib.model.attention import split_heads
-from geron_lib.model.threads import SMALL_STEP, blas_threads, by_blocks, matmul, threads_for
+from geron_lib.model import threads
+from geron_lib.model.encoder import Encoder
+from geron_lib.model.mlm import MASKED, NOT_SELECTED, MaskedBatch, MaskedLM
+from geron_lib.model.threads import SMALL_STEP, blas_threads, over_rows
 
-rng = np.random.default_rng(0)
-
-
-@pytest.fixture(params=[1, 2], ids=["1 thread", "2 threads"])
-def threads(request):
-    with threadpool_limits(limits=request.param, user_api="blas"):
-        assert blas_threads() == request.param
-        yield request.param
+CONFIG = EncoderConfig(vocab_size=40, hidden_size=64, num_attention_heads=4, intermediate_size=256,
+                       num_hidden_layers=2, max_position_embeddings=16)
+LARGE_B = SMALL_STEP // (64 * 256) // 8  # at T = 8: exactly the threshold, not small
 
 
-@pytest.mark.parametrize("shape_a, shape_b", [
-    ((3, 4, 64, 32), (3, 4, 32, 64)),  # a stack: split by its first axis
-    ((1, 4, 64, 32), (1, 4, 32, 64)),  # one batch row: split by heads
-    ((300, 64), (64, 50)),             # more rows than columns: split by rows
-    ((50, 64), (64, 300)),             # more columns: split by columns
-    ((2, 3), (3, 4)),                  # too small to split
-])
-def test_matmul_is_numpys(threads, shape_a, shape_b):
-    a, b = rng.normal(size=shape_a), rng.normal(size=shape_b)
-    np.testing.assert_allclose(matmul(a, b), a @ b, rtol=1e-13, atol=1e-13)
-    a32, b32 = a.astype(np.float32), b.astype(np.float32)
-    assert matmul(a32, b32).dtype == np.float32
-    assert blas_threads() == threads  # the BLAS limit of each part is undone
-
-
-@pytest.mark.parametrize("shape_a, shape_b", [((300, 64), (64, 50)), ((50, 64), (64, 300)),
-                                              ((3, 64, 32), (3, 32, 64))])
-def test_matmul_adds_the_bias_to_every_row(threads, shape_a, shape_b):
-    a, b, bias = rng.normal(size=shape_a), rng.normal(size=shape_b), rng.normal(size=shape_b[-1])
-    np.testing.assert_allclose(matmul(a, b, bias), a @ b + bias, rtol=1e-13, atol=1e-13)
-
-
-def test_matmul_writes_into_a_strided_view(threads):
-    # every head's product written into its columns of one (B, T, H) array
-    a, b = rng.normal(size=(2, 4, 80, 80)), rng.normal(size=(2, 4, 80, 16))
-    out = np.full((2, 80, 64), np.nan)
-    returned = matmul(a, b, out=split_heads(out, 4))
-    assert np.shares_memory(returned, out)
-    np.testing.assert_allclose(split_heads(out, 4), a @ b, rtol=1e-13, atol=1e-13)
-
-
-def test_by_blocks_covers_every_value_in_order(threads):
-    x = rng.normal(size=(7, 1001))  # blocks of two whole rows (up to 3000 values): 2, 2, 2 and 1 rows
-    np.testing.assert_array_equal(by_blocks(lambda b: b * b + 1, x, block=3000), x * x + 1)
-    np.testing.assert_array_equal(by_blocks(lambda b: b * b + 1, x.T, block=3000), x.T * x.T + 1)  # a view
-    np.testing.assert_array_equal(by_blocks(lambda b: b / b.sum(-1, keepdims=True), x, block=3000),
-                                  x / x.sum(-1, keepdims=True))  # a row-wise fn sees whole rows
-
-
-def test_every_part_runs_with_blas_on_one_thread():
-    seen, names = [], set()
-
-    def record(block):
-        seen.append(blas_threads())
-        names.add(threading.current_thread().name)
-        return block
-
+@pytest.fixture
+def two_threads():
     with threadpool_limits(limits=2, user_api="blas"):
-        by_blocks(record, np.zeros((10, 1)), block=3)
-        assert blas_threads() == 2
-    assert seen == [1] * 4 and all(n.startswith("geron_lib") for n in names)
-
-
-def test_an_error_in_a_part_is_raised():
-    def fail(block):
-        raise RuntimeError("part failed")
-
-    with threadpool_limits(limits=2, user_api="blas"), pytest.raises(RuntimeError, match="part failed"):
-        by_blocks(fail, np.zeros((10, 1)), block=3)
-
-
-def test_a_small_step_runs_on_one_thread_and_a_large_one_keeps_its_threads():
-    small = EncoderConfig(hidden_size=64, num_attention_heads=4, intermediate_size=256)
-    rows = SMALL_STEP // (64 * 256)  # exactly the threshold: not small
-    with threadpool_limits(2, user_api="blas"):
         if blas_threads() != 2:
             pytest.skip("numpy's BLAS does not let threadpoolctl set its threads")
-        with threads_for(small, rows - 1):
-            assert blas_threads() == 1
-        assert blas_threads() == 2
-        with threads_for(small, rows):
-            assert blas_threads() == 2
+        yield
+
+
+def record(rows):
+    return rows, blas_threads(), threading.current_thread().name
+
+
+def test_one_blas_thread_runs_one_part_on_the_calling_thread():
+    with threadpool_limits(limits=1, user_api="blas"):
+        assert over_rows(record, CONFIG, LARGE_B, 8) == [(slice(None), 1, threading.current_thread().name)]
+
+
+def test_a_large_step_runs_in_parts_on_the_pool_with_blas_on_one_thread(two_threads):
+    parts = over_rows(record, CONFIG, 5, SMALL_STEP // (64 * 256 * 5) + 1)
+    assert [rows for rows, _, _ in parts] == [slice(0, 2), slice(2, 5)]  # in order, covering every row
+    assert all(n == 1 and name.startswith("geron_lib") for _, n, name in parts)
+    assert blas_threads() == 2  # the limit is undone
+
+
+def test_a_small_step_runs_in_one_part_with_blas_on_one_thread(two_threads):
+    rows, n, name = over_rows(record, CONFIG, LARGE_B - 1, 8)[0]
+    assert (rows, n, name) == (slice(None), 1, threading.current_thread().name)
+    assert blas_threads() == 2
+
+
+def test_fewer_rows_than_threads_keep_blas_threads(two_threads):
+    assert over_rows(record, CONFIG, 1, SMALL_STEP) == [(slice(None), 2, threading.current_thread().name)]
+
+
+def test_an_error_in_a_part_is_raised(two_threads):
+    def fail(rows):
+        raise RuntimeError("part failed")
+
+    with pytest.raises(RuntimeError, match="part failed"):
+        over_rows(fail, CONFIG, 4, SMALL_STEP)
+    assert blas_threads() == 2
+
+
+@pytest.fixture
+def split_every_step(two_threads, monkeypatch):
+    """Even this test's tiny steps are cut in parts."""
+    monkeypatch.setattr(threads, "SMALL_STEP", 0)
+
+
+def test_the_encoder_in_parts_computes_what_one_part_computes(split_every_step):
+    encoder = Encoder(CONFIG, seed=1)
+    rng = np.random.default_rng(0)
+    ids, keep = rng.integers(0, CONFIG.vocab_size, (5, 8)), (rng.random((5, 8)) < 0.8).astype(int)
+    keep[:, 0] = 1
+    states = encoder.hidden_states(ids, attention_mask=keep)
+    with threadpool_limits(limits=1, user_api="blas"):
+        whole = encoder.hidden_states(ids, attention_mask=keep)
+    assert len(states) == CONFIG.num_hidden_layers + 1
+    for got, expected in zip(states, whole, strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(encoder(ids, attention_mask=keep), states[-1])
+
+
+def test_masked_lm_in_parts_computes_the_mean_over_the_whole_batch(split_every_step):
+    model = MaskedLM(CONFIG, seed=2)
+    rng = np.random.default_rng(1)
+    ids = rng.integers(5, CONFIG.vocab_size, (5, 8))
+    decision = np.where(rng.random((5, 8)) < 0.3, MASKED, NOT_SELECTED)
+    decision[2:4] = NOT_SELECTED   # the second part (rows 2 .. 4) selects one position, the first several
+    decision[4, :3] = [MASKED, NOT_SELECTED, NOT_SELECTED]
+    decision[0, 0] = MASKED
+    batch = MaskedBatch(np.where(decision == MASKED, 4, ids), ids, decision, np.ones((5, 8), int))
+    loss, grads = model.loss_and_grads(batch)
+    with threadpool_limits(limits=1, user_api="blas"):
+        whole_loss, whole_grads = model.loss_and_grads(batch)
+        assert model.loss(batch) == whole_loss
+    assert loss == pytest.approx(whole_loss, rel=1e-12)
+    assert model.loss(batch) == pytest.approx(whole_loss, rel=1e-12)
+    scale = max(np.abs(g).max() for g in whole_grads.values())  # b_K's gradient is 0 up to rounding
+    for name, g in whole_grads.items():
+        np.testing.assert_allclose(grads[name], g, rtol=1e-9, atol=1e-12 * scale, err_msg=name)
+    empty_first = MaskedBatch(batch.input_ids, batch.labels, np.where(np.arange(5)[:, None] < 2, NOT_SELECTED,
+                                                                      decision), batch.attention_mask)
+    with threadpool_limits(limits=1, user_api="blas"):
+        expected = model.loss_and_grads(empty_first)[0]
+    assert model.loss_and_grads(empty_first)[0] == pytest.approx(expected, rel=1e-12)  # part 1 is skipped
