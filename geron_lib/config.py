@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .validate import check_choice, check_int, check_positive_number
+from .validate import check_choice, check_heads, check_int, check_positive_number
 
 #: Which sublayers every layer shares: nothing (BERT), everything (ALBERT), attention only, FFN only.
 SHARING = ("none", "all", "attention", "ffn")
@@ -68,11 +68,7 @@ class EncoderConfig:
                     f"embedding_size must be at most hidden_size ({self.hidden_size}), got "
                     f"{self.embedding_size}: factorising V -> E -> H only makes sense for E <= H"
                 )
-        if self.hidden_size % self.num_attention_heads:
-            raise ValueError(
-                f"hidden_size ({self.hidden_size}) must be divisible by num_attention_heads "
-                f"({self.num_attention_heads}): each head gets d_head = hidden_size / heads columns"
-            )
+        check_heads(self.hidden_size, self.num_attention_heads)
         if self.pad_token_id is not None:
             check_int("pad_token_id", self.pad_token_id, minimum=0)
             if self.pad_token_id >= self.vocab_size:

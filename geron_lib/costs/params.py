@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..config import ATTENTION, EncoderConfig
-from ..validate import check_bool, check_choice, check_int, check_type
+from ..validate import check_bool, check_choice, check_heads, check_int, check_type
 from .itemised import Itemised
 
 
@@ -33,9 +33,7 @@ def attention_param_items(hidden_size: int, num_attention_heads: int,
     h = check_int("num_attention_heads", num_attention_heads, minimum=1)
     check_choice("form", form, ATTENTION)
     check_bool("bias", bias)
-    if H % h:
-        raise ValueError(f"hidden_size ({H}) must be divisible by "
-                         f"num_attention_heads ({h})")
+    check_heads(H, h)
     query_key = 2 * linear_params(H, H, bias)
     if form == "concat":
         return {"query_key": query_key, "value": linear_params(H, H, bias),

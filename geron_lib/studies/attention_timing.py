@@ -22,7 +22,7 @@ from ..model.attention import (
 )
 from ..model.layers import softmax
 from ..timing import median_seconds, sample_seconds
-from ..validate import check_choice, check_int
+from ..validate import check_choice, check_heads, check_int
 
 
 def page_faults_per_call(fn: Callable[[], object], *, calls: int = 3) -> float | None:
@@ -126,8 +126,7 @@ def time_split(seq_len: int, num_attention_heads: int, *, hidden_size: int = 128
     H = check_int("hidden_size", hidden_size, minimum=1)
     B = check_int("batch", batch, minimum=1)
     repeat = check_int("repeat", repeat, minimum=1)
-    if H % h:
-        raise ValueError(f"hidden_size ({H}) must be divisible by num_attention_heads ({h})")
+    check_heads(H, h)
     weights = {form: random_attention_weights(H, h, form, seed=check_int("seed", seed))
                for form in ATTENTION_FORMS}
     for form, w in weights.items():  # memory, before any work: a broadcast view allocates nothing
