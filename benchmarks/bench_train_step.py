@@ -14,9 +14,9 @@ both compute the same thing. Both get the same number of threads (BLAS, OpenMP, 
 numpy or torch is imported. Prints the median seconds per step of each over interleaved rounds, their
 ranges, and the ratio geron_lib / PyTorch (target <= 1.3). Needs the hf extra.
 
-``--profile`` then profiles geron_lib's step (cProfile over ``--rounds`` steps): for every geron_lib function
-(forward, backward, optimizer), its calls per step and its ms per step, its own and with what it calls
-(CPU time with one thread, wall-clock time otherwise). ``threads.matmul`` holds every matrix product.
+``--profile`` then profiles geron_lib's step (cProfile over ``--rounds`` steps, CPU time): for every geron_lib
+function (forward, backward, optimizer), its calls per step and its ms per step, its own and with what it
+calls. It needs ``--threads 1``: with more, the batch's rows run on pool threads, which cProfile does not see.
 """
 
 from __future__ import annotations
@@ -102,12 +102,12 @@ def steps(config, B: int, T: int):
     return fns, type(theirs).__name__, first, float(batch.selected.mean())
 
 
-def profile(step, rounds: int, clock) -> None:
+def profile(step, rounds: int) -> None:
     """cProfile over ``rounds`` calls of ``step``: every geron_lib function by its own time per step."""
     import cProfile
     import pstats
 
-    profiler = cProfile.Profile(clock)
+    profiler = cProfile.Profile(time.process_time)
     profiler.runcall(lambda: [step() for _ in range(rounds)])
     package = f"{os.sep}geron_lib{os.sep}"
     # (file, line, name) -> (calls, primitive calls, own seconds, inclusive seconds, callers)
@@ -127,6 +127,8 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", choices=SIZES, default=list(SIZES))
     parser.add_argument("--profile", action="store_true", help="then profile geron_lib's step")
     args = parser.parse_args()
+    if args.profile and args.threads != 1:
+        parser.error("--profile needs --threads 1: with more, the rows run on threads cProfile does not see")
     set_threads(args.threads)
     import numpy as np
     import torch
@@ -154,8 +156,7 @@ def main() -> None:
         print(f"  ratio geron_lib / PyTorch = {ratio:.2f}   (target <= 1.3: "
               f"{'meets the target' if ratio <= 1.3 else 'MISSES the target'})")
         if args.profile:
-            clock = time.process_time if args.threads == 1 else time.perf_counter
-            profile(fns["geron_lib"], args.rounds, clock)
+            profile(fns["geron_lib"], args.rounds)
 
 
 if __name__ == "__main__":
