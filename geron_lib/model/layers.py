@@ -107,8 +107,9 @@ def layer_norm_backward(dy, cache, g_gain=None, g_bias=None) -> np.ndarray:
 
 def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
     """softmax(z)_i = exp(z_i - max z) / sum_j exp(z_j - max z)."""
-    e = np.exp(z - z.max(axis=axis, keepdims=True))
-    e /= e.sum(axis=axis, keepdims=True)  # in place: one (B, h, T, T) array fewer
+    e = np.subtract(z, z.max(axis=axis, keepdims=True), dtype=np.result_type(z, 1.0))  # floats keep theirs
+    np.exp(e, out=e)  # in place, as the division: one (B, h, T, T) array, not two
+    e /= e.sum(axis=axis, keepdims=True)
     return e
 
 
@@ -119,9 +120,9 @@ def softmax_backward(dA, A) -> np.ndarray:
     return dz
 
 
-def _polynomial(t: np.ndarray, coefficients) -> np.ndarray:
-    """c_0 + c_1 t + ... + c_n t^n by Horner's rule, in one fresh array."""
-    p = t * coefficients[-1]
+def _polynomial(t: np.ndarray, coefficients, out: np.ndarray | None = None) -> np.ndarray:
+    """c_0 + c_1 t + ... + c_n t^n by Horner's rule, in one fresh array (or in ``out``)."""
+    p = np.multiply(t, coefficients[-1], out=out)
     for c in coefficients[-2:0:-1]:
         p += c
         p *= t
@@ -151,7 +152,7 @@ def normal_cdf(x: np.ndarray) -> np.ndarray:
     t = s * s
     p = _polynomial(t, _PHI_P)
     p *= s
-    p /= _polynomial(t, _PHI_Q)
+    p /= _polynomial(t, _PHI_Q, out=s)  # into s, no longer needed: three arrays of x's size, not four
     p += 0.5
     return np.clip(p, 0, 1, out=p)  # rounding must not take the tails past 0 or 1
 

@@ -143,9 +143,9 @@ class MaskedLM:
             raise ValueError("batch has no selected position: there is nothing to predict")
 
         def part(rows):
-            share = batch[rows]
-            n = int(share.selected.sum())
-            return fn(share, n / n_selected) if n else None
+            rows_batch = batch[rows]
+            n = int(rows_batch.selected.sum())
+            return fn(rows_batch, n / n_selected) if n else None
 
         results = over_rows(part, self.config, *batch.input_ids.shape)
         return [r for r in results if r is not None]
