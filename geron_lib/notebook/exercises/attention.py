@@ -1,4 +1,5 @@
-"""Checkers for the output-projection chapter: parameter counts, and a concat -> sum conversion by hand."""
+"""Checkers for the output-projection chapter: parameter counts, a concat -> sum conversion by hand, and what
+XLA keeps of a loop over heads (read from programs jax compiled)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ import numpy as np
 
 from ...costs.params import attention_params
 from ...model.attention import check_attention_weights, concat_attention, sum_attention
+from ...studies.compiled_heads import product_table
 from ...studies.conversions import value_maps
+from ...validate import check_choice, check_int
 from ..noise import rounding_noise
 from . import Feedback, grade_number
 
@@ -65,3 +68,35 @@ def check_sum_weights(w_sum, w_concat: dict, num_attention_heads: int) -> Feedba
         return Feedback(False, f"The value maps differ (largest output difference {gap:.2g}): {why}")
     return Feedback(False, f"W_V is right, but outputs still differ by {gap:.2g}, by the same row at every "
                            "position: fold the value bias into the output bias, b_O + b_V @ W_O.")
+
+
+def check_loop_products(answer, programs, num_attention_heads: int, form: str = "concat") -> Feedback:
+    """Exercise: how many matrix products does XLA keep in the optimised program of ``form`` written as a
+    Python loop over ``num_attention_heads`` heads? ``programs`` holds that program and the batched one at
+    one T, as ``geron_lib.interop.jax_programs.compiled_programs([T], [h])`` returns them (compiled by jax,
+    the optional jax extra, on this backend; this module reads their text only)."""
+    form = check_choice("form", form, ("concat", "sum"))
+    h = check_int("num_attention_heads", num_attention_heads, minimum=1)
+    counts = {}
+    for row in product_table(programs):
+        if row["form"] == form and row["h"] == h:
+            counts.setdefault(row["style"], []).append(row["after"])
+    if len(counts.get("loop", [])) != 1 or len(counts.get("batched", [])) != 1:
+        raise ValueError(f"programs must hold the {form} form's loop and batched programs at h = {h}, at one "
+                         f"T, as compiled_programs([T], [{h}]) returns them")
+    (loop,), (batched,) = counts["loop"], counts["batched"]
+    own = ("its projections X W_Q,i, X W_K,i and X W_V,i" if form == "concat"
+           else "its projections X W_Q,i and X W_K,i, its full-width values X W'_V,i")
+    slips = {batched: "That is what the batched form (and jax.vmap) keeps: one product per role, the heads "
+                      "in its batch dimension. The loop is compiled as written: here XLA merges none of its "
+                      "per-head products."}
+    if form == "concat":
+        slips[loop - 1] = ("Every head's products are there; add the one that runs once, for all heads "
+                           "together: concat(Z_1, ..., Z_h) W_O.")
+    else:
+        slips[loop + 1] = "The summed form has no W_O: nothing runs once after the heads."
+    return grade_number(answer, loop, what=f"the products XLA keeps of the {form} form's loop over h = {h} "
+                        "heads", slips=slips,
+                        hint=f"Count what one head multiplies: {own}, its scores Q_i K_i^T and its weighted "
+                             "values A_i times the values; then what runs once for all heads. The chapter's "
+                             "table shows the count at fewer heads.")
