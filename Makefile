@@ -4,8 +4,7 @@
 #                 browser, JupyterLab, torch/transformers, jax or kernels (pyproject.toml markers), on all cores
 #   make test     everything, before you stop (CI runs it): lint, the book build (as `make book`, but on
 #                 another BLAS kernel and thread count than the stored outputs were computed with), every
-#                 test (the fast tier, the Hugging Face and book tiers on all cores, then the browser and
-#                 JupyterLab tiers), and strict nbval on every notebook in book/, fed the build's execution
+#                 test, every tier, on all cores (a chapter's JupyterLab tests on one worker), and strict nbval on every notebook in book/, fed the build's execution
 #                 (tests/plugins/nbval_build.py): each chapter is executed once. Installs the optional
 #                 Hugging Face extra (torch CPU wheel + transformers) first, so that the interop tests run
 #   make book     execute all notebooks and build the HTML book under _build/html (RELEASE=1: a release,
@@ -67,8 +66,11 @@ check: $(STAMP)
 
 # The test build executes the chapters on another BLAS kernel and thread count than `make outputs` stored
 # them with, so that strict nbval fails here on any stored output whose digits depend on the CPU
-# (Prescott: the oldest x86-64 kernels of numpy's OpenBLAS; the chapters set one thread unless told).
-TEST_BLAS := $(if $(filter x86_64,$(shell uname -m)),OPENBLAS_CORETYPE=Prescott) OPENBLAS_NUM_THREADS=2
+# (Haswell's kernels, or SandyBridge's on a Haswell; the chapters set one thread unless told otherwise).
+TEST_CORETYPE = $(shell $(BIN)/python -c "import numpy; from threadpoolctl import threadpool_info as t; \
+    a = {i.get('architecture') for i in t() if i.get('internal_api') == 'openblas'}; \
+    print('SandyBridge' if 'Haswell' in a else 'Haswell')")
+TEST_BLAS = $(if $(filter x86_64,$(shell uname -m)),OPENBLAS_CORETYPE=$(TEST_CORETYPE)) OPENBLAS_NUM_THREADS=2
 
 # Lint, the book build, tests and strict nbval always all run; the target fails if any fails.
 # The book is built first: the book tiers read the built HTML and the build's executed notebooks.
@@ -76,8 +78,7 @@ test: $(STAMP) $(HF_STAMP)
 	@status=0; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	$(TEST_BLAS) $(MAKE) --no-print-directory book || status=1; \
-	$(BIN)/python -m pytest -m "not (browser or live)" $(WORKERS) || status=1; \
-	$(BIN)/python -m pytest -m "browser or live" || status=1; \
+	$(BIN)/python -m pytest $(WORKERS) --dist loadgroup || status=1; \
 	$(BIN)/python -m pytest -p plugins.nbval_build --nbval-build \
 	    --nbval-sanitize-with nbval_sanitize.cfg book/ || status=1; \
 	exit $$status

@@ -48,6 +48,10 @@ def pytest_collection_modifyitems(config, items):
                     item.add_marker(marker)
         if HF_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker("hf")
+        if "live" in getattr(item, "fixturenames", ()) and hasattr(item, "callspec"):
+            # one chapter's live tests share its Run All: under pytest-xdist (--dist loadgroup) one worker
+            # runs them all, and the chapters spread over the workers
+            item.add_marker(pytest.mark.xdist_group(f"live-{item.callspec.params['live']}"))
         if item.get_closest_marker("timeout") is None:
             marked = [TIMEOUTS[m.name] for m in item.iter_markers() if m.name in TIMEOUTS]
             item.add_marker(pytest.mark.timeout(max(marked, default=FAST_TIMEOUT)))
