@@ -151,3 +151,18 @@ def check_token_ids(name: str, value, *, vocab_size: int | None = None) -> tuple
         )
     single = ids.ndim == 1
     return (ids[None, :] if single else ids), single
+
+
+def check_head_grid(T_values, h_values, hidden_size, batch) -> tuple[list[int], list[int], int, int]:
+    """A sweep over sequence lengths T and head counts h at width H and batch B, checked:
+    (T_values, h_values, H, B) as ints, each list non-empty and H divisible by every h."""
+    H = check_int("hidden_size", hidden_size, minimum=1)
+    B = check_int("batch", batch, minimum=1)
+    T_values = [check_int("every T", T, minimum=1) for T in T_values]
+    h_values = [check_int("every h", h, minimum=1) for h in h_values]
+    if not T_values or not h_values:
+        raise ValueError("T_values and h_values must each hold at least one value")
+    bad = [h for h in h_values if H % h]
+    if bad:
+        raise ValueError(f"hidden_size ({H}) must be divisible by every h; it is not by {bad}")
+    return T_values, h_values, H, B

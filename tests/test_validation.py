@@ -149,3 +149,15 @@ def test_float_dtype_is_float32_or_float64_by_any_spelling():
     for bad in (np.int32, "float16", np.complex128):
         with pytest.raises(ValueError, match="dtype must be float32 or float64"):
             check_float_dtype("dtype", bad)
+
+
+def test_head_grid_checks_every_size_and_the_divisibility_rule():
+    from geron_lib.validate import check_head_grid
+
+    assert check_head_grid([4, 16], [1, 4], 128, 2) == ([4, 16], [1, 4], 128, 2)
+    with pytest.raises(ValueError, match=r"divisible by every h; it is not by \[3, 5\]"):
+        check_head_grid([4], [1, 3, 5], 128, 1)
+    with pytest.raises(ValueError, match="at least one value"):
+        check_head_grid([], [1], 128, 1)
+    with pytest.raises(ValueError, match="every T"):
+        check_head_grid([0], [1], 128, 1)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..model.attention import ATTENTION_FORMS, check_attention, random_attention_weights
 from ..timing import median_seconds
-from ..validate import check_choice, check_float_dtype, check_heads, check_int
+from ..validate import check_choice, check_float_dtype, check_head_grid, check_int
 from .jax_attention import JAX_FORMS
 
 #: The three ways every form is written in :mod:`.jax_attention`
@@ -46,18 +46,6 @@ def _inputs(form: str, T: int, h: int, H: int, B: int, dtype, seed: int) -> tupl
     return x, w
 
 
-def _sizes(T_values, h_values, hidden_size: int, batch: int) -> tuple[list[int], list[int], int, int]:
-    H = check_int("hidden_size", hidden_size, minimum=1)
-    B = check_int("batch", batch, minimum=1)
-    T_values = [check_int("every T", T, minimum=1) for T in T_values]
-    h_values = [check_int("every h", h, minimum=1) for h in h_values]
-    if not T_values or not h_values:
-        raise ValueError("T_values and h_values must each hold at least one value")
-    for h in h_values:
-        check_heads(H, h)
-    return T_values, h_values, H, B
-
-
 def program_texts(form: str, style: str, x: np.ndarray, w: dict, num_attention_heads: int) -> tuple[str, str]:
     """(StableHLO as lowered, HLO after XLA's optimisation) of ``form`` written ``style``, jitted, on ``x``
     and ``w`` (numpy, checked as :func:`geron_lib.model.attention.multi_head_attention` checks them)."""
@@ -72,7 +60,7 @@ def compiled_programs(T_values, h_values, *, hidden_size: int = 128, batch: int 
                       seed: int = 0) -> dict[tuple[str, str, int, int], tuple[str, str]]:
     """{(form, style, h, T): (StableHLO as lowered, HLO after optimisation)} for both forms, every style
     and every size, in ``dtype`` (float64 under ``jax.enable_x64``)."""
-    T_values, h_values, H, B = _sizes(T_values, h_values, hidden_size, batch)
+    T_values, h_values, H, B = check_head_grid(T_values, h_values, hidden_size, batch)
     dtype = check_float_dtype("dtype", dtype)
     with jax.enable_x64(dtype == np.float64):
         return {(form, style, h, T): program_texts(form, style, *_inputs(form, T, h, H, B, dtype, seed), h)
@@ -92,7 +80,7 @@ def time_styles(form: str, T_values, h_values, *, hidden_size: int = 128, batch:
     with the ratios of the JAX loop and vmap to the JAX batched form. ``dtype`` float64 (the numpy
     chapter's) runs JAX under ``jax.enable_x64``."""
     check_choice("form", form, tuple(JAX_FORMS))
-    T_values, h_values, H, B = _sizes(T_values, h_values, hidden_size, batch)
+    T_values, h_values, H, B = check_head_grid(T_values, h_values, hidden_size, batch)
     dtype = check_float_dtype("dtype", dtype)
     repeat = check_int("repeat", repeat, minimum=1)
     rows = []

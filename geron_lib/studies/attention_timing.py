@@ -22,7 +22,7 @@ from ..model.attention import (
 )
 from ..model.layers import softmax
 from ..timing import median_seconds, sample_seconds
-from ..validate import check_choice, check_heads, check_int
+from ..validate import check_choice, check_head_grid, check_heads, check_int
 
 
 def page_faults_per_call(fn: Callable[[], object], *, calls: int = 3) -> float | None:
@@ -46,15 +46,7 @@ def loop_vs_batched(form: str, T_values, h_values, *, hidden_size: int = 128, ba
     """One row per (T, h): median seconds (by ``clock``, see :func:`median_seconds`) of the loop and the
     batched ``form``, loop / batched, and the page faults per call of each."""
     check_choice("form", form, tuple(ATTENTION_FORMS))
-    H = check_int("hidden_size", hidden_size, minimum=1)
-    B = check_int("batch", batch, minimum=1)
-    T_values = [check_int("every T", T, minimum=1) for T in T_values]
-    h_values = [check_int("every h", h, minimum=1) for h in h_values]
-    if not T_values or not h_values:
-        raise ValueError("T_values and h_values must each hold at least one value")
-    bad = [h for h in h_values if H % h]
-    if bad:
-        raise ValueError(f"hidden_size ({H}) must be divisible by every h; it is not by {bad}")
+    T_values, h_values, H, B = check_head_grid(T_values, h_values, hidden_size, batch)
     rng = np.random.default_rng(check_int("seed", seed))
     weights = {h: random_attention_weights(H, h, form, seed=seed) for h in h_values}
     for h in h_values:  # every size's memory, before any work: broadcast views allocate nothing

@@ -106,7 +106,8 @@ def test_program_entries_refuse_bad_requests(programs):
         programs.program_texts("concat", "fused", x, w, h)
     with pytest.raises(ValueError, match="the concat form needs"):
         programs.program_texts("concat", "loop", x, {"W_Q": w["W_Q"]}, h)
-    with pytest.raises(ValueError, match=r"hidden_size \(12\) must be divisible by num_attention_heads"):
+    bad_h = r"hidden_size \(12\) must be divisible by every h; it is not by \[5\]"
+    with pytest.raises(ValueError, match=bad_h):
         programs.compiled_programs([4], [5], hidden_size=12)
     with pytest.raises(ValueError, match="dtype must be float32 or float64, got float16"):
         programs.compiled_programs([4], [1], hidden_size=4, dtype="float16")
