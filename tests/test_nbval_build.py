@@ -3,7 +3,6 @@ it passes equal outputs and fails a changed output, a stale build, a missing bui
 while nbval's markers still apply."""
 
 import nbformat
-import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 pytest_plugins = ["pytester"]
@@ -29,51 +28,45 @@ def run(pytester, stored, built, *args):
     return pytester.runpytest("-p", "plugins.nbval_build", "--nbval-build", "book", *args)
 
 
-@pytest.fixture
-def tester(pytester, request):
-    pytester.syspathinsert(request.config.rootpath / "tests")
-    return pytester
-
-
-def test_equal_outputs_pass(tester):
+def test_equal_outputs_pass(pytester):
     nb = notebook(("print(1)", "1\n"), ("x = 2", None))
-    run(tester, nb, nb).assert_outcomes(passed=2)
+    run(pytester, nb, nb).assert_outcomes(passed=2)
 
 
-def test_a_changed_output_fails_with_the_difference(tester):
-    result = run(tester, notebook(("print(1)", "1\n")), notebook(("print(1)", "2\n")))
+def test_a_changed_output_fails_with_the_difference(pytester):
+    result = run(pytester, notebook(("print(1)", "1\n")), notebook(("print(1)", "2\n")))
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*Cell outputs differ*"])
 
 
-def test_an_ignore_output_marker_is_honoured(tester):
+def test_an_ignore_output_marker_is_honoured(pytester):
     source = "# NBVAL_IGNORE_OUTPUT\nprint(1)"
-    run(tester, notebook((source, "1\n")), notebook((source, "2\n"))).assert_outcomes(passed=1)
+    run(pytester, notebook((source, "1\n")), notebook((source, "2\n"))).assert_outcomes(passed=1)
 
 
-def test_a_sanitizer_is_applied(tester):
-    (tester.path / "sanitize.cfg").write_text("[s]\nregex: \\d+ ms\nreplace: T ms\n")
-    result = run(tester, notebook(("t()", "3 ms\n")), notebook(("t()", "4 ms\n")),
+def test_a_sanitizer_is_applied(pytester):
+    (pytester.path / "sanitize.cfg").write_text("[s]\nregex: \\d+ ms\nreplace: T ms\n")
+    result = run(pytester, notebook(("t()", "3 ms\n")), notebook(("t()", "4 ms\n")),
                  "--nbval-sanitize-with", "sanitize.cfg")
     result.assert_outcomes(passed=1)
 
 
-def test_a_stale_build_fails(tester):
-    result = run(tester, notebook(("print(1)", "1\n")), notebook(("print(2)", "1\n")))
+def test_a_stale_build_fails(pytester):
+    result = run(pytester, notebook(("print(1)", "1\n")), notebook(("print(2)", "1\n")))
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*another version of this cell*"])
 
 
-def test_a_missing_build_fails(tester):
-    result = run(tester, notebook(("print(1)", "1\n")), None)
+def test_a_missing_build_fails(pytester):
+    result = run(pytester, notebook(("print(1)", "1\n")), None)
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*make book*"])
 
 
-def test_an_error_in_the_build_fails(tester):
+def test_an_error_in_the_build_fails(pytester):
     built = notebook(("1/0", None))
     built.cells[0].outputs = [new_output("error", ename="ZeroDivisionError", evalue="division by zero",
                                          traceback=["ZeroDivisionError"])]
-    result = run(tester, notebook(("1/0", None)), built)
+    result = run(pytester, notebook(("1/0", None)), built)
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*caused an exception*"])
