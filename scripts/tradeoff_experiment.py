@@ -1,17 +1,26 @@
-"""ALBERT's trade-offs in miniature, stored for the chapter: the whole grid of geron_lib.studies.tradeoffs.
+"""ALBERT's trade-offs in miniature, stored for the chapter: the grid of geron_lib.studies.tradeoffs,
+pretrained and then fine-tuned (geron_lib.studies.finetuning).
 
-Trains every (E, sharing) cell of the setup with every seed on the English corpus and writes the rounded
-results, the setup, the corpus and tokenizer, the time taken, the machine's load average at the start and the
-end, and this command to geron_lib/studies/data/tradeoffs.json, which the library ships. The defaults are the
-stored run (36 runs of 8 epochs); the options shrink it for a quick look.
+Phase 1 pretrains every (E, sharing) cell of the setup with every seed; phase 2 fine-tunes every pretrained
+encoder on each task. The runs go out to worker processes (two by default, BLAS on one thread each), and
+each result is written to the output as soon as it is back, so a stopped run resumes where it stopped: a
+run already stored is not run again. The trained encoders' weights wait for phase 2 under --cache (a run
+whose weights are missing there is pretrained again). Progress: runs done, tokens per second, time left.
+
+The output (by default geron_lib/studies/data/tradeoffs.json, which the library ships) holds the setup, the
+data's description, the tasks', one record per pretraining run and per fine-tuning run, the seconds spent,
+the machine's load average at each start and end, and this command.
 
 Run from the repository root:
-  .venv/bin/python scripts/tradeoff_experiment.py [--epochs N] [--seeds S ...] [--output PATH]
+  .venv/bin/python scripts/tradeoff_experiment.py [--workers W] [--output PATH] [--cache DIR]
+The defaults are the stored run; --epochs, --seeds, --embedding-sizes, --mode-embedding-sizes and --n-train
+shrink it for a quick look (write it elsewhere with --output).
 """
 
 import argparse
 import dataclasses
 import json
+import multiprocessing
 import os
 import platform
 import shlex
@@ -19,36 +28,151 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
+from geron_lib.model.checkpoint import encoder_from_arrays
+from geron_lib.studies import finetuning as ft
 from geron_lib.studies import tradeoffs as tx
 
+ROOT = Path(__file__).resolve().parents[1]
 #: Where the library ships the grid (geron_lib.studies.tradeoffs.STORED), in this checkout.
-OUTPUT = Path(__file__).resolve().parents[1] / "geron_lib" / "studies" / "data" / "tradeoffs.json"
+OUTPUT = ROOT / "geron_lib" / "studies" / "data" / "tradeoffs.json"
+CACHE = ROOT / ".cache" / "tradeoffs"
+
+_WORKER = {}
+
+
+def _start_worker(setup: tx.Setup, budget: ft.FineTuning) -> None:
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    d = tx.data(setup)
+    _WORKER.update(setup=setup, data=d, budget=budget,
+                   tasks=ft.tasks(d.task_paragraphs, d.tokenizer, setup.T, budget))
+
+
+def _weights(cache: Path, E: int, sharing: str, seed: int) -> Path:
+    return cache / f"E{E}-{sharing}-seed{seed}.npz"
+
+
+def _pretrain(job):
+    E, sharing, seed, cache = job
+    w = _WORKER
+    return tx.rounded(tx.train_one(w["setup"], w["data"], E, sharing, seed,
+                                   save_to=_weights(cache, E, sharing, seed)))
+
+
+def _finetune(job):
+    E, sharing, seed, cache = job
+    w = _WORKER
+    with np.load(_weights(cache, E, sharing, seed)) as arrays:
+        encoder = encoder_from_arrays(w["setup"].model_config(E, sharing), arrays)
+    records = []
+    for name, task in w["tasks"].items():
+        start = time.perf_counter()
+        result = ft.finetune(encoder, task, w["budget"], seed=seed)
+        records.append(tx.rounded({"E": E, "sharing": sharing, "seed": seed, "task": name, **result,
+                                   "seconds": time.perf_counter() - start}))
+    return records
+
+
+def _describe(setup: tx.Setup, budget: ft.FineTuning) -> dict:
+    d = tx.data(setup)
+    n_special = len(d.tokenizer.special_ids)
+    counts = np.bincount(d.train_ids.ravel(), minlength=setup.vocab_size)[n_special:]
+    tasks = ft.tasks(d.task_paragraphs, d.tokenizer, setup.T, budget)
+    return {"data": {"corpus": setup.corpus, "tokenizer": repr(d.tokenizer),
+                     "train_rows": len(d.train_ids), "held_out_rows": len(d.held_ids),
+                     "train_tokens": int((d.train_ids != 0).sum()),
+                     "held_out_predictions": int(d.held_out.selected.sum()),
+                     "task_paragraphs": len(d.task_paragraphs),
+                     "steps_per_run": setup.training(0).total_steps(len(d.train_ids)),
+                     "tokens_unseen_in_training": int((counts == 0).sum()),
+                     "unigram_loss": tx.unigram_loss(d.train_ids, d.held_out, setup.vocab_size, n_special)},
+            "tasks": {name: {"classes": list(t.classes), "train_examples": len(t.train[0]),
+                             "test_examples": len(t.test[0]),
+                             "test_counts": np.bincount(t.test[2], minlength=len(t.classes)).tolist(),
+                             "majority_accuracy": t.majority_accuracy()} for name, t in tasks.items()}}
+
+
+def _write(stored: dict, path: Path) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def _clock(seconds: float) -> str:
+    return f"{int(seconds // 3600)}:{int(seconds % 3600 // 60):02d}:{int(seconds % 60):02d}"
+
+
+def _phase(name, pool, fn, jobs, stored, key, path, started, tokens_per_job):
+    """Run ``jobs`` through the pool, storing each result under ``stored[key]`` as it comes back."""
+    start, done = time.perf_counter(), 0
+    for result in pool.imap_unordered(fn, jobs):
+        stored[key] += result if isinstance(result, list) else [result]
+        stored["seconds"] = round(started + time.perf_counter() - start)
+        _write(stored, path)
+        done += 1
+        spent = time.perf_counter() - start
+        first = result[0] if isinstance(result, list) else result
+        print(f"{name} {done}/{len(jobs)}: E {first['E']} {first['sharing']} seed {first['seed']}"
+              f" | {done * tokens_per_job / spent:,.0f} tokens/s"
+              f" | {_clock(spent)} spent, about {_clock(spent / done * (len(jobs) - done))} left", flush=True)
+    return stored["seconds"]
 
 
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--epochs", type=int, default=tx.Setup.epochs)
     parser.add_argument("--seeds", type=int, nargs="+", default=list(tx.Setup.seeds))
+    parser.add_argument("--embedding-sizes", type=int, nargs="+", default=list(tx.Setup.embedding_sizes))
+    parser.add_argument("--mode-embedding-sizes", type=int, nargs="+",
+                        default=list(tx.Setup.mode_embedding_sizes))
+    parser.add_argument("--n-train", type=int, default=None, help="training paragraphs (default: all)")
+    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--cache", type=Path, default=CACHE)
     args = parser.parse_args(argv)
-    setup = dataclasses.replace(tx.Setup(), epochs=args.epochs, seeds=tuple(args.seeds))
-    n_runs = len(setup.grid()) * len(setup.seeds)
-    load_start = os.getloadavg()[0]
-    start = time.perf_counter()
-
-    def done(r: dict) -> None:
-        loss = r["held_out_loss"][-1]
-        print(f"E {r['E']:>3} {r['sharing']:<9} seed {r['seed']}: held-out loss {loss:.3f}, "
-              f"{r['seconds']:.0f} s, {1000 * r['seconds_per_step']:.0f} ms/step "
-              f"[{time.perf_counter() - start:.0f} s of {n_runs} runs]", flush=True)
-
-    result = tx.run(setup, done=done)
-    seconds = time.perf_counter() - start
-    stored = {"command": shlex.join([".venv/bin/python", "scripts/tradeoff_experiment.py", *argv]),
-              "python": platform.python_version(), "seconds": round(seconds),
-              "load_average": [round(load_start, 1), round(os.getloadavg()[0], 1)]} | tx.rounded(result)
-    args.output.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
-    print(f"{n_runs} runs in {seconds / 60:.1f} min; wrote {args.output}")
+    setup = dataclasses.replace(tx.Setup(), epochs=args.epochs, seeds=tuple(args.seeds), n_train=args.n_train,
+                                embedding_sizes=tuple(args.embedding_sizes),
+                                mode_embedding_sizes=tuple(args.mode_embedding_sizes))
+    budget = ft.FineTuning()
+    header = {"setup": tx.rounded(dataclasses.asdict(setup)),
+              "finetuning_setup": tx.rounded(dataclasses.asdict(budget))}
+    header = json.loads(json.dumps(header))
+    stored = json.loads(args.output.read_text(encoding="utf-8")) if args.output.is_file() else {}
+    if {k: stored.get(k) for k in header} != header:
+        if stored:
+            print(f"{args.output} holds another setup: starting afresh", flush=True)
+        stored = {"command": shlex.join([".venv/bin/python", "scripts/tradeoff_experiment.py", *argv]),
+                  "python": platform.python_version(), "seconds": 0, "load_average": [],
+                  **header, **tx.rounded(_describe(setup, budget)), "runs": [], "finetuning": []}
+    args.cache.mkdir(parents=True, exist_ok=True)
+    cells = [(E, s, seed) for seed in setup.seeds for E, s in setup.grid()]
+    pretrained = {(r["E"], r["sharing"], r["seed"]) for r in stored["runs"]}
+    tuned = {(r["E"], r["sharing"], r["seed"]) for r in stored["finetuning"]}
+    missing = [c for c in cells if c not in tuned and not _weights(args.cache, *c).is_file()]
+    stored["runs"] = [r for r in stored["runs"] if (r["E"], r["sharing"], r["seed"]) not in missing]
+    pretrain = [(*c, args.cache) for c in cells if c not in pretrained or c in missing]
+    finetune = [(*c, args.cache) for c in cells if c not in tuned]
+    print(f"{len(cells)} runs: {len(pretrain)} to pretrain, {len(finetune)} to fine-tune; "
+          f"{args.workers} workers", flush=True)
+    stored["load_average"].append([round(os.getloadavg()[0], 1)])
+    seconds = stored["seconds"]
+    tokens = stored["data"]["steps_per_run"] * setup.batch_size * setup.T
+    tune_tokens = sum(t["train_examples"] for t in stored["tasks"].values()) * budget.epochs * setup.T
+    context = multiprocessing.get_context("fork")
+    with context.Pool(args.workers, _start_worker, (setup, budget)) as pool:
+        if pretrain:
+            seconds = _phase("pretrain", pool, _pretrain, pretrain, stored, "runs", args.output, seconds,
+                             tokens)
+        if finetune:
+            seconds = _phase("fine-tune", pool, _finetune, finetune, stored, "finetuning", args.output,
+                             seconds, tune_tokens)
+    stored["load_average"][-1].append(round(os.getloadavg()[0], 1))
+    order = {c: i for i, c in enumerate(cells)}
+    stored["runs"].sort(key=lambda r: order[(r["E"], r["sharing"], r["seed"])])
+    stored["finetuning"].sort(key=lambda r: (order[(r["E"], r["sharing"], r["seed"])], r["task"]))
+    _write(stored, args.output)
+    print(f"{len(cells)} runs stored in {args.output} ({seconds / 60:.1f} min in all)")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ PSF License Version 2, extracted once by ``scripts/make_english_corpus.py`` with
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 import numpy as np
@@ -29,8 +30,12 @@ CORPUS_SENTENCES, CORPUS_SEED = 6000, 2019
 ENGLISH_PATH = Path(__file__).parent / "data" / "english.txt"
 PSF_LICENSE_PATH = Path(__file__).parent / "data" / "PSF-LICENSE.txt"
 CORPUS_PYTHON = "3.11.7"
+#: The large English corpus: Python 3.11's documentation sources, one paragraph a line with its section and
+#: document (``section<TAB>document<TAB>paragraph``, gzip); the Debian package version they came from.
+DOCS_PATH = Path(__file__).parent / "data" / "python_docs.tsv.gz"
+DOCS_PACKAGE = "python3.11-doc 3.11.2-6+deb12u9"
 #: The corpora :func:`load` knows, by name.
-CORPORA = {"grammar": CORPUS_PATH, "english": ENGLISH_PATH}
+CORPORA = {"grammar": CORPUS_PATH, "english": ENGLISH_PATH, "docs": DOCS_PATH}
 
 # singular, plural; and the places each kind of noun is found in
 NOUNS = {
@@ -148,9 +153,20 @@ def generate(n_sentences: int, seed: int) -> list[str]:
 
 
 def load(name: str = "grammar") -> list[str]:
-    """A committed corpus, one line per list item: ``"grammar"`` (``data/corpus.txt``, a sentence a line) or
-    ``"english"`` (``data/english.txt``, a paragraph a line)."""
-    return CORPORA[check_choice("name", name, tuple(CORPORA))].read_text(encoding="utf-8").splitlines()
+    """A committed corpus, one line per list item: ``"grammar"`` (``data/corpus.txt``, a sentence a line),
+    ``"english"`` (``data/english.txt``, a paragraph a line) or ``"docs"`` (the paragraphs of
+    :func:`docs_paragraphs`)."""
+    if check_choice("name", name, tuple(CORPORA)) == "docs":
+        return [p for _, _, p in docs_paragraphs()]
+    return CORPORA[name].read_text(encoding="utf-8").splitlines()
+
+
+def docs_paragraphs() -> list[tuple[str, str, str]]:
+    """(section, document, paragraph) of every paragraph of the documentation corpus (``data/
+    python_docs.tsv.gz``, from ``scripts/make_docs_corpus.py``), in the documentation's path order: the
+    section is its top folder ("tutorial", "library", "reference", "howto", "c-api", "whatsnew", ...)."""
+    with gzip.open(DOCS_PATH, "rt", encoding="utf-8") as f:
+        return [tuple(line.split("\t")) for line in f.read().splitlines()]
 
 
 def split(sentences: list[str], n_held_out: int, *, seed: int = 0) -> tuple[list[str], list[str]]:

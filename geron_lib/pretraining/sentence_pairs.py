@@ -14,8 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..validate import check_type
+from ..validate import check_int, check_type
 from .masking import as_generator
+from .tokenizer import Tokenizer
 
 IS_NEXT, RANDOM_NEXT = 0, 1
 IN_ORDER, SWAPPED = 0, 1
@@ -88,3 +89,24 @@ def sop_pairs(documents: list[list[str]], *, rng=0) -> list[SentencePair]:
 def label_counts(pairs: list[SentencePair]) -> np.ndarray:
     """How many pairs carry label 0 and label 1."""
     return np.bincount([p.label for p in pairs], minlength=2)
+
+
+def encode_pairs(pairs: list[SentencePair], tokenizer: Tokenizer, T: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ids, token_type_ids, labels): each pair as [CLS] A [SEP] B [SEP], then [PAD], A's part of type 0
+    and B's of type 1, both (n, T); the longer segment is cut first until the pair fits T."""
+    check_type("pairs", pairs, list)
+    if not pairs:
+        raise ValueError("pairs is empty: give at least one sentence pair")
+    T = check_int("T", T, minimum=5)
+    ids = np.full((len(pairs), T), tokenizer.pad_id, dtype=np.int64)
+    types = np.zeros_like(ids)
+    for row, (pair, out, out_types) in enumerate(zip(pairs, ids, types, strict=True)):
+        check_type(f"pairs[{row}]", pair, SentencePair)
+        a, b = (tokenizer.encode(s)[1:-1] for s in (pair.first, pair.second))
+        while len(a) + len(b) > T - 3:
+            (a if len(a) >= len(b) else b).pop()
+        first = [tokenizer.cls_id, *a, tokenizer.sep_id]
+        out[: len(first) + len(b) + 1] = first + b + [tokenizer.sep_id]
+        out_types[len(first): len(first) + len(b) + 1] = 1
+    return ids, types, np.array([p.label for p in pairs], dtype=np.int64)

@@ -91,9 +91,10 @@ class AdamW:
 class TrainingConfig:
     """How to train: every setting of :func:`train_mlm`, checked once, here.
 
-    ``warmup`` is the fraction of the steps spent warming up. ``blas_threads`` caps the BLAS threads while
-    training (None: no cap); one thread suits the book's tiny matrices: on a busy 2-core machine, handing
-    such small products between threads costs more than it saves.
+    ``warmup`` is the fraction of the steps spent warming up. ``evaluations``: how many held-out
+    evaluations, spread evenly over the steps (None: one after each epoch). ``blas_threads`` caps the BLAS
+    threads while training (None: no cap); one thread suits the book's tiny matrices: on a busy 2-core
+    machine, handing such small products between threads costs more than it saves.
     """
 
     epochs: int = 1
@@ -103,6 +104,7 @@ class TrainingConfig:
     weight_decay: float = 0.01
     max_grad_norm: float = 1.0
     seed: int = 0
+    evaluations: int | None = None
     blas_threads: int | None = 1
 
     def __post_init__(self):
@@ -117,19 +119,30 @@ class TrainingConfig:
         check_int("seed", self.seed, minimum=0)
         if self.blas_threads is not None:
             check_int("blas_threads", self.blas_threads, minimum=1)
+        if self.evaluations is not None:
+            check_int("evaluations", self.evaluations, minimum=1)
 
     def total_steps(self, n_sequences: int) -> int:
         """Steps planned for ``n_sequences`` (a batch with nothing masked is skipped)."""
         return self.epochs * math.ceil(n_sequences / self.batch_size)
 
+    def evaluation_steps(self, n_sequences: int) -> list[int]:
+        """After which steps (1-based, of :meth:`total_steps`) the held-out loss is measured."""
+        total, per_epoch = self.total_steps(n_sequences), math.ceil(n_sequences / self.batch_size)
+        if self.evaluations is None:
+            return [per_epoch * (e + 1) for e in range(self.epochs)]
+        return sorted({max(1, round(total * (k + 1) / self.evaluations)) for k in range(self.evaluations)})
+
 
 @dataclass
 class TrainingHistory:
-    """Per epoch: the mean training loss over its batches (under that epoch's masks) and the loss on the
-    fixed held-out masks after it; per step: the gradient norm before clipping and the learning rate."""
+    """Per epoch: the mean training loss over its batches (under that epoch's masks); at every evaluation
+    step (by default the end of each epoch): the loss on the fixed held-out masks; per step: the gradient
+    norm before clipping and the learning rate."""
 
     train_loss: list[float] = field(default_factory=list)
     held_out_loss: list[float] = field(default_factory=list)
+    held_out_step: list[int] = field(default_factory=list)
     grad_norm: list[float] = field(default_factory=list)
     lr: list[float] = field(default_factory=list)
 
@@ -179,6 +192,7 @@ def train_mlm(model: MaskedLM, schedule: MaskingSchedule,
     rng = np.random.default_rng(c.seed)
     total = c.total_steps(n)
     warmup = round(c.warmup * total)
+    evaluations, step = set(c.evaluation_steps(n)), 0
     optimizer = AdamW(model.parameters(), weight_decay=c.weight_decay)
     history = TrainingHistory()
     with threadpool_limits(limits=c.blas_threads, user_api="blas"):
@@ -195,11 +209,13 @@ def train_mlm(model: MaskedLM, schedule: MaskingSchedule,
                     history.grad_norm.append(norm)
                     history.lr.append(lr)
                     losses.append(loss)
+                step += 1
+                if held_out is not None and step in evaluations:
+                    history.held_out_loss.append(evaluate(model, held_out))
+                    history.held_out_step.append(step)
                 if progress is not None:
                     progress(f"epoch {epoch + 1}/{c.epochs}, "
                              f"loss {losses[-1]:.3f}" if losses else "")
             mean = float(np.mean(losses)) if losses else math.nan
             history.train_loss.append(mean)
-            if held_out is not None:
-                history.held_out_loss.append(evaluate(model, held_out))
     return history

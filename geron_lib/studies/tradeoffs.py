@@ -24,6 +24,7 @@ from threadpoolctl import threadpool_limits
 
 from ..config import SHARING, EncoderConfig
 from ..costs.params import count_parameters
+from ..model.checkpoint import encoder_arrays
 from ..model.mlm import MASKED, NOT_SELECTED, MaskedBatch, MaskedLM
 from ..pretraining import corpus
 from ..pretraining.masking import MaskingSchedule, bert_mask
@@ -38,6 +39,9 @@ from .factorised import rank_errors
 
 #: The energy share that :func:`token_table_rank`'s ``rank_90`` keeps.
 ENERGY = 0.9
+#: A token's row "moved" in training when it changed by at least this many times its initial length
+#: (:func:`moved_rows`): training, not the random start, then sets where it points.
+MOVED = 1.0
 #: The stored grid, shipped with the library (``scripts/tradeoff_experiment.py`` writes it).
 STORED = Path(__file__).parent / "data" / "tradeoffs.json"
 
@@ -46,31 +50,38 @@ STORED = Path(__file__).parent / "data" / "tradeoffs.json"
 class Setup:
     """Every setting of the experiment (the defaults are the stored run's)."""
 
-    corpus: str = "english"
+    corpus: str = "docs"
     vocab_size: int = 4000                 # WordPiece vocabulary V, the special tokens included
-    n_held_out: int = 500                  # held-out paragraphs (unseen in training and by the tokenizer)
-    held_out_maskings: int = 3             # fixed maskings of the held-out rows the loss is measured on
+    n_held_out: int = 3000                 # held-out paragraphs (unseen in training and by the tokenizer)
+    n_mlm_held_out: int = 1000             # of them, the first ones: the held-out MLM text (the rest:
+                                           # the fine-tuning tasks of geron_lib.studies.finetuning)
+    held_out_maskings: int = 1             # fixed maskings of the held-out rows the loss is measured on
     n_train: int | None = None             # training paragraphs used (None: every one not held out)
-    T: int = 32                            # positions per sequence (paragraphs packed into rows)
+    T: int = 64                            # positions per sequence (paragraphs packed into rows)
     hidden_size: int = 64
     num_hidden_layers: int = 4
     num_attention_heads: int = 4
     intermediate_size: int = 256
     embedding_sizes: tuple[int, ...] = (8, 16, 32, 64)         # the E sweep, not shared and all shared
     mode_embedding_sizes: tuple[int, ...] = (64, 16)           # E for the four sharing modes
-    epochs: int = 8
+    epochs: int = 6
     batch_size: int = 16
     lr: float = 2e-3
     warmup: float = 0.1                    # share of the steps spent warming up to lr
+    evaluations: int = 10                  # held-out evaluations, evenly spaced over the steps
     mask_prob: float = 0.15
     seeds: tuple[int, ...] = (0, 1, 2)
     dtype: str = "float32"
 
     def __post_init__(self):
         check_choice("corpus", self.corpus, tuple(corpus.CORPORA))
-        for name in ("vocab_size", "n_held_out", "held_out_maskings", "hidden_size", "num_hidden_layers",
-                     "num_attention_heads", "intermediate_size", "epochs", "batch_size"):
+        for name in ("vocab_size", "n_held_out", "n_mlm_held_out", "held_out_maskings", "hidden_size",
+                     "num_hidden_layers", "num_attention_heads", "intermediate_size", "epochs", "batch_size",
+                     "evaluations"):
             check_int(name, getattr(self, name), minimum=1)
+        if self.n_mlm_held_out >= self.n_held_out:
+            raise ValueError(f"n_mlm_held_out ({self.n_mlm_held_out}) must be below n_held_out "
+                             f"({self.n_held_out}): the rest are the fine-tuning tasks' paragraphs")
         check_int("T", self.T, minimum=3)
         if self.n_train is not None:
             check_int("n_train", self.n_train, minimum=1)
@@ -89,10 +100,10 @@ class Setup:
         self.training(0)                                     # lr, batch size, ...
 
     def training(self, seed: int) -> TrainingConfig:
-        """How each run trains: these epochs, batch size, peak learning rate and warm-up; batches shuffled
-        by ``seed``."""
+        """How each run trains: these epochs, batch size, peak learning rate, warm-up and evaluations;
+        batches shuffled by ``seed``."""
         return TrainingConfig(epochs=self.epochs, batch_size=self.batch_size, lr=self.lr, warmup=self.warmup,
-                              seed=seed)
+                              seed=seed, evaluations=self.evaluations)
 
     def model_config(self, E: int, sharing: str) -> EncoderConfig:
         """The model of one run: ALBERT's layout at these sizes, E = H meaning a plain V x H table."""
@@ -100,7 +111,7 @@ class Setup:
                              num_hidden_layers=self.num_hidden_layers,
                              num_attention_heads=self.num_attention_heads,
                              intermediate_size=self.intermediate_size, hidden_act="gelu_new",
-                             max_position_embeddings=self.T, type_vocab_size=1, model_type="albert",
+                             max_position_embeddings=self.T, type_vocab_size=2, model_type="albert",
                              sharing=sharing)
 
     def grid(self) -> list[tuple[int, str]]:
@@ -114,21 +125,25 @@ class Setup:
 @dataclass(frozen=True)
 class Data:
     """The tokenizer (learned from the training paragraphs only), the packed (n, T) training and held-out
-    ids, and the held-out batch: the held-out rows repeated ``held_out_maskings`` times, each copy with its
-    own fixed masking (more predictions to average over, from the same text)."""
+    MLM ids, the held-out batch (the held-out rows repeated ``held_out_maskings`` times, each copy with its
+    own fixed masking), and the held-out paragraphs left for fine-tuning, as the corpus's indices."""
 
     tokenizer: WordPieceTokenizer
     train_ids: np.ndarray
     held_ids: np.ndarray
     held_out: MaskedBatch
+    task_paragraphs: tuple[int, ...]
 
 
 def data(setup: Setup) -> Data:
     """The corpus split into training and held-out paragraphs (seeded), each packed into rows of T; the
     tokenizer learns its vocabulary from the training paragraphs."""
     check_type("setup", setup, Setup)
-    train_text, held_text = corpus.split(corpus.load(setup.corpus), setup.n_held_out, seed=0)
-    train_text = train_text[: setup.n_train]
+    paragraphs = corpus.load(setup.corpus)
+    train, held = corpus.split(list(range(len(paragraphs))), setup.n_held_out, seed=0)
+    mlm, tasks = corpus.split(held, setup.n_held_out - setup.n_mlm_held_out, seed=1)  # both drawn at random
+    train_text = [paragraphs[i] for i in train[: setup.n_train]]
+    held_text = [paragraphs[i] for i in mlm]
     tokenizer = WordPieceTokenizer.from_texts(train_text, setup.vocab_size)
     if tokenizer.vocab_size < setup.vocab_size:
         raise ValueError(f"vocab_size is {setup.vocab_size}, but the {setup.corpus!r} corpus yields only "
@@ -136,7 +151,8 @@ def data(setup: Setup) -> Data:
     held_ids = tokenizer.pack_batch(held_text, setup.T)
     held_out = bert_mask(np.tile(held_ids, (setup.held_out_maskings, 1)), tokenizer,
                          mask_prob=setup.mask_prob, rng=HELD_OUT_MASK_SEED)
-    return Data(tokenizer, tokenizer.pack_batch(train_text, setup.T), held_ids, held_out)
+    return Data(tokenizer, tokenizer.pack_batch(train_text, setup.T), held_ids, held_out,
+                tuple(tasks))
 
 
 def unigram_loss(train_ids: np.ndarray, held_out: MaskedBatch, vocab_size: int, n_special: int) -> float:
@@ -174,6 +190,18 @@ def token_table_rank(table: np.ndarray, *, centred: bool = False) -> dict:
             "rank_90": rank_90}
 
 
+def moved_rows(initial: np.ndarray, trained: np.ndarray) -> np.ndarray:
+    """r_i = ||w_i - w_i^0|| / ||w_i^0||,  moved_i = r_i >= MOVED.
+
+    Which rows of a token table training moved from their random start
+    (a row of a token that is rare in the training text barely moves:
+    its spectrum is the initialisation's, not what training learned).
+    """
+    initial, trained = (np.asarray(t, dtype=np.float64) for t in (initial, trained))
+    change = np.linalg.norm(trained - initial, axis=1) / np.linalg.norm(initial, axis=1)
+    return change >= MOVED
+
+
 def movement(model: MaskedLM, ids: np.ndarray, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
     """:func:`~.depth.layer_movement` of the trained model on ``ids``, over their real tokens (not
     ``pad_id``): per layer, the mean L2 distance and cosine similarity between its input and output."""
@@ -191,13 +219,16 @@ def hidden_rank(model: MaskedLM, ids: np.ndarray, pad_id: int) -> dict:
 
 
 def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
-              progress: Callable[[str], None] | None = None) -> dict:
-    """Train one model, (E, sharing, seed), and measure it: held-out loss by epoch, perplexity, parameters,
-    median seconds per step, layer movement, the rank of its token table before and after training, and the
-    rank of its last hidden states on the held-out text."""
+              progress: Callable[[str], None] | None = None, *, save_to: Path | None = None) -> dict:
+    """Train one model, (E, sharing, seed), and measure it: held-out loss at every evaluation, perplexity,
+    parameters, median seconds per step, layer movement, the rank of its token table before and after
+    training (all rows, and the rows that training moved), and the rank of its last hidden states on the
+    held-out text. ``save_to``: where to store the trained encoder's weights (``np.savez`` of
+    :func:`~geron_lib.model.checkpoint.encoder_arrays`), for fine-tuning later."""
     config = setup.model_config(E, sharing)
     model = MaskedLM(config, seed=seed, dtype=np.dtype(setup.dtype))
-    initial = token_table_rank(model.encoder.embeddings["word"])
+    start_table = model.encoder.embeddings["word"].copy()
+    initial = token_table_rank(start_table)
     schedule = MaskingSchedule(d.train_ids, d.tokenizer, "dynamic", mask_prob=setup.mask_prob, rng=seed)
     stamps = [time.perf_counter()]
 
@@ -210,10 +241,15 @@ def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
     distance, cosine = movement(model, d.held_ids, d.tokenizer.pad_id)
     table = model.encoder.embeddings["word"]
     trained, centred = token_table_rank(table), token_table_rank(table, centred=True)
+    moved = moved_rows(start_table, table)
+    moved_rank = token_table_rank(table[moved], centred=True)
     hidden = hidden_rank(model, d.held_ids, d.tokenizer.pad_id)
+    if save_to is not None:
+        np.savez(save_to, **encoder_arrays(model.encoder))
     return {"E": E, "sharing": sharing, "seed": seed,
             "parameters": count_parameters(config, mlm_head=True).total,
-            "held_out_loss": history.held_out_loss, "train_loss": history.train_loss,
+            "held_out_loss": history.held_out_loss, "held_out_step": history.held_out_step,
+            "train_loss": history.train_loss,
             "perplexity": math.exp(history.held_out_loss[-1]),
             "seconds_per_step": float(np.median(np.diff(stamps))), "seconds": stamps[-1] - stamps[0],
             "movement_distance": distance.tolist(), "movement_cosine": cosine.tolist(),
@@ -223,6 +259,8 @@ def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
             "effective_rank_centred": centred["effective_rank"], "rank_90_centred": centred["rank_90"],
             "effective_rank_initial": initial["effective_rank"], "rank_90_initial": initial["rank_90"],
             "singular_values_initial": initial["singular_values"].tolist(),
+            "rows_moved": int(moved.sum()), "effective_rank_moved_centred": moved_rank["effective_rank"],
+            "rank_90_moved_centred": moved_rank["rank_90"],
             "hidden_singular_values_centred": hidden["singular_values"].tolist(),
             "effective_rank_hidden_centred": hidden["effective_rank"],
             "rank_90_hidden_centred": hidden["rank_90"]}

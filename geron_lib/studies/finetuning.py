@@ -1,0 +1,145 @@
+"""Downstream accuracy of the trade-off grid's miniatures, as the ALBERT paper reports it: each pretrained
+encoder fine-tuned, with one budget for all, on two sentence-level classification tasks built from the
+held-out paragraphs that neither the tokenizer nor pretraining saw (``Data.task_paragraphs``).
+
+- ``"order"``: ALBERT's sentence-order prediction. Two consecutive sentences of a paragraph, in order or
+  swapped (:func:`~geron_lib.pretraining.sentence_pairs.sop_pairs`); two classes, balanced.
+- ``"section"``: which part of Python's documentation a paragraph comes from (:data:`SECTIONS`, the rest
+  "other"). The label is where the text came from, its folder in the documentation's sources, never
+  anything read from the text.
+
+The paragraphs are split once into the tasks' training and test paragraphs (seeded), so that no test
+sentence was fine-tuned on; every model meets the same examples in the same order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ..model.classifier import SequenceClassifier
+from ..model.encoder import Encoder
+from ..pretraining import corpus
+from ..pretraining.sentence_pairs import encode_pairs, sop_pairs
+from ..pretraining.train import AdamW, clip_grad_norm, learning_rate
+from ..validate import check_int, check_number, check_positive_number, check_type
+from .sentence_tasks import split_sentences
+
+#: The documentation's sections the "section" task tells apart (its largest), the others pooled as "other".
+SECTIONS = ("library", "whatsnew", "howto", "reference", "c-api", "tutorial", "other")
+#: The tasks, by name.
+TASKS = ("order", "section")
+
+
+@dataclass(frozen=True)
+class FineTuning:
+    """One fine-tuning budget for every model: epochs over the task's training examples, batch size, peak
+    learning rate and warm-up share (BERT's schedule), and the share of paragraphs held out for testing."""
+
+    epochs: int = 4
+    batch_size: int = 32
+    lr: float = 1e-3
+    warmup: float = 0.1
+    weight_decay: float = 0.01
+    max_grad_norm: float = 1.0
+    test_share: float = 0.3
+
+    def __post_init__(self):
+        check_int("epochs", self.epochs, minimum=1)
+        check_int("batch_size", self.batch_size, minimum=1)
+        check_positive_number("lr", self.lr)
+        for name in ("warmup", "test_share"):
+            if not 0 <= check_number(name, getattr(self, name)) < 1:
+                raise ValueError(f"{name} must lie in [0, 1), got {getattr(self, name)}")
+        check_number("weight_decay", self.weight_decay)
+        check_positive_number("max_grad_norm", self.max_grad_norm)
+
+
+@dataclass(frozen=True)
+class Task:
+    """A classification task's examples, (n, T) ids and token types and (n,) labels, for training and for
+    testing; its class names."""
+
+    name: str
+    classes: tuple[str, ...]
+    train: tuple[np.ndarray, np.ndarray, np.ndarray]
+    test: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+    def majority_accuracy(self) -> float:
+        """The test accuracy of always answering the training examples' most frequent class."""
+        most = np.bincount(self.train[2], minlength=len(self.classes)).argmax()
+        return float((self.test[2] == most).mean())
+
+
+def section_label(section: str) -> int:
+    """The "section" task's class of a documentation section (its index in :data:`SECTIONS`)."""
+    return SECTIONS.index(section) if section in SECTIONS else SECTIONS.index("other")
+
+
+def tasks(paragraph_ids, tokenizer, T: int, budget: FineTuning = FineTuning(), *, seed: int = 0
+          ) -> dict[str, Task]:
+    """Both tasks from the documentation corpus's paragraphs ``paragraph_ids`` (indices into
+    :func:`~geron_lib.pretraining.corpus.docs_paragraphs`), encoded by ``tokenizer`` into rows of T."""
+    check_type("budget", budget, FineTuning)
+    paragraphs = corpus.docs_paragraphs()
+    ids = [check_int("paragraph_ids[i]", i, minimum=0) for i in paragraph_ids]
+    if len(ids) < 10 or max(ids) >= len(paragraphs):
+        raise ValueError(f"paragraph_ids must hold at least 10 indices below {len(paragraphs)}")
+    rng = np.random.default_rng(check_int("seed", seed, minimum=0))
+    is_test = np.zeros(len(ids), bool)
+    is_test[rng.permutation(len(ids))[: round(budget.test_share * len(ids))]] = True
+    out = {}
+    for part, chosen in (("train", ~is_test), ("test", is_test)):
+        picked = [paragraphs[i] for i, keep in zip(ids, chosen, strict=True) if keep]
+        documents = [d for d in (split_sentences(p) for _, _, p in picked) if len(d) >= 2]
+        out.setdefault("order", {})[part] = encode_pairs(sop_pairs(documents, rng=rng), tokenizer, T)
+        texts = [p for _, _, p in picked]
+        labels = np.array([section_label(s) for s, _, _ in picked], dtype=np.int64)
+        rows = tokenizer.encode_batch(texts, T)
+        out.setdefault("section", {})[part] = (rows, np.zeros_like(rows), labels)
+    return {"order": Task("order", ("in order", "swapped"), out["order"]["train"], out["order"]["test"]),
+            "section": Task("section", SECTIONS, out["section"]["train"], out["section"]["test"])}
+
+
+def accuracy(model: SequenceClassifier, examples, batch_size: int = 256) -> float:
+    """The share of ``examples`` (ids, token types, labels) whose highest logit is their label."""
+    ids, types, labels = examples
+    right = 0
+    for start in range(0, len(ids), batch_size):
+        rows = slice(start, start + batch_size)
+        logits = model.logits(ids[rows], types[rows], (ids[rows] != 0).astype(np.int64))
+        right += int((logits.argmax(axis=1) == labels[rows]).sum())
+    return right / len(ids)
+
+
+def finetune(encoder: Encoder, task: Task, budget: FineTuning = FineTuning(), *, seed: int = 0) -> dict:
+    """theta <- AdamW(theta, clip(grad L), lr(t)) over ``budget.epochs`` of the task's training examples.
+
+    A :class:`~geron_lib.model.classifier.SequenceClassifier` on a copy of ``encoder`` (new pooler and
+    classifier from ``seed``, which also shuffles the batches), every weight trained; BLAS on one thread.
+    Returns the test accuracy and the mean training loss of each epoch.
+    """
+    check_type("encoder", encoder, Encoder)
+    check_type("task", task, Task)
+    check_type("budget", budget, FineTuning)
+    model = SequenceClassifier.from_encoder(encoder, len(task.classes), seed=seed)
+    optimizer = AdamW(model.parameters(), weight_decay=budget.weight_decay)
+    ids, types, labels = task.train
+    rng = np.random.default_rng([check_int("seed", seed, minimum=0), 3])
+    total = budget.epochs * math.ceil(len(ids) / budget.batch_size)
+    warmup, losses = round(budget.warmup * total), []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for _ in range(budget.epochs):
+            order, epoch_losses = rng.permutation(len(ids)), []
+            for start in range(0, len(ids), budget.batch_size):
+                rows = order[start:start + budget.batch_size]
+                loss, grads = model.loss_and_grads(ids[rows], labels[rows], types[rows],
+                                                   (ids[rows] != 0).astype(np.int64))
+                clip_grad_norm(grads, budget.max_grad_norm)
+                optimizer.step(grads, learning_rate(optimizer.t + 1, total, budget.lr, warmup))
+                epoch_losses.append(loss)
+            losses.append(float(np.mean(epoch_losses)))
+        return {"accuracy": accuracy(model, task.test), "train_loss": losses}
