@@ -86,7 +86,11 @@ class SequenceClassifier:
         if np.ndim(labels) != 1 or len(labels) != len(ids):
             raise ValueError(f"labels must hold one class per row of input_ids ({len(ids)}), "
                              f"got shape {np.shape(labels)}")
-        return check_token_ids("labels", labels, vocab_size=self.n_classes)[0].ravel()
+        labels = check_token_ids("labels", labels)[0].ravel()
+        if labels.max() >= self.n_classes:
+            raise ValueError(f"labels holds class {labels.max()}, but n_classes is {self.n_classes}: "
+                             "every label must be below n_classes")
+        return labels
 
     def logits(self, input_ids, token_type_ids=None, attention_mask=None) -> np.ndarray:
         """The class logits, (B, C)."""
