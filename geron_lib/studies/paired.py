@@ -1,0 +1,57 @@
+"""Paired comparisons over seeds: two cells of the trade-off grid trained with the same seeds differ, seed by
+seed, by d_i; the mean difference and its confidence interval say whether the grid resolves the difference
+(the interval excludes zero) or not at this size."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from ..validate import check_number
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A mean difference over n pairs and its confidence interval [low, high]."""
+
+    mean: float
+    low: float
+    high: float
+    n: int
+    confidence: float
+
+    @property
+    def resolved(self) -> bool:
+        """Whether the interval excludes zero: the sign of the difference is a finding."""
+        return self.low > 0 or self.high < 0
+
+    def __str__(self) -> str:
+        return f"{self.mean:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
+
+
+def paired_interval(a, b, confidence: float = 0.95) -> Interval:
+    """d_i = a_i - b_i,  d_mean +- t_{n-1, (1 + c) / 2} s_d / sqrt(n).
+
+    Student's t interval for the mean of paired differences (a_i and b_i
+    measured with the same seed i), s_d their sample standard deviation.
+    Needs two or more pairs; all-equal differences give a zero-width
+    interval.
+    """
+    a, b = (np.asarray(x, dtype=np.float64) for x in (a, b))
+    if a.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"a and b must be 1-D and of one length (one value per seed), got shapes "
+                         f"{a.shape} and {b.shape}")
+    if len(a) < 2:
+        raise ValueError(f"a and b must hold at least 2 pairs for an interval, got {len(a)}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError("a and b must be finite")
+    if not 0 < check_number("confidence", confidence) < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    d = a - b
+    n = len(d)
+    half = stats.t.ppf((1 + confidence) / 2, n - 1) * d.std(ddof=1) / math.sqrt(n)
+    mean = float(d.mean())
+    return Interval(mean, mean - half, mean + half, n, confidence)
