@@ -68,7 +68,7 @@ def test_held_out_paragraphs_unseen_by_tokenizer_and_training():
     assert int((d.train_ids != 0).sum()) >= 1_000_000   # the minimum of training tokens
 
 
-@pytest.mark.skipif(not SOURCES.is_dir(), reason="needs Debian's python3.11-doc (apt-get install python3.11-doc)")
+@pytest.mark.skipif(not SOURCES.is_dir(), reason="needs Debian's python3.11-doc (apt-get install it)")
 def test_script_writes_the_committed_bytes(tmp_path):
     version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "python3.11-doc"],
                              capture_output=True, text=True).stdout
