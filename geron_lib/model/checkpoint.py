@@ -6,13 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import EncoderConfig
+from ..costs.params import stored_copies
 from ..validate import check_type
 from .encoder import Encoder
 
 
 def encoder_arrays(encoder: Encoder) -> dict[str, np.ndarray]:
     """Every stored array: ``embeddings.<name>``, then ``attention.<j>.<name>`` and ``ffn.<j>.<name>`` for
-    each stored copy j (one copy for a shared sublayer)."""
+    each stored copy j (one copy for a shared sublayer), then ``pooler.<name>`` if it has a pooler."""
     check_type("encoder", encoder, Encoder)
     out = {f"embeddings.{k}": v for k, v in encoder.embeddings.items()}
     seen = {"attention": [], "ffn": []}
@@ -21,6 +22,8 @@ def encoder_arrays(encoder: Encoder) -> dict[str, np.ndarray]:
             if not any(w is other for other in seen[part]):
                 out |= {f"{part}.{len(seen[part])}.{k}": v for k, v in w.items()}
                 seen[part].append(w)
+    if encoder.pooler is not None:
+        out |= {f"pooler.{k}": v for k, v in encoder.pooler.items()}
     return out
 
 
@@ -29,16 +32,25 @@ def encoder_from_arrays(config: EncoderConfig, arrays) -> Encoder:
     sharing."""
     check_type("config", config, EncoderConfig)
     arrays = {k: np.array(v) for k, v in dict(arrays).items()}
-    parts = {"embeddings": {}, "attention": {}, "ffn": {}}
+    parts = {"embeddings": {}, "attention": {}, "ffn": {}, "pooler": {}}
     for name, value in arrays.items():
         part, _, rest = name.partition(".")
         if part not in parts:
-            raise ValueError(f"arrays holds {name!r}: names start embeddings., attention. or ffn.")
-        if part == "embeddings":
+            raise ValueError(f"arrays holds {name!r}: names start embeddings., attention., ffn. or pooler.")
+        if part in ("embeddings", "pooler"):
             parts[part][rest] = value
         else:
             j, _, key = rest.partition(".")
+            if not j.isdigit() or not key:
+                raise ValueError(f"arrays holds {name!r}: a sublayer's names are {part}.<copy>.<name>")
             parts[part].setdefault(int(j), {})[key] = value
+    if "word" not in parts["embeddings"]:
+        raise ValueError("arrays holds no 'embeddings.word': not what encoder_arrays stores")
+    for part, n in zip(("attention", "ffn"), stored_copies(config), strict=True):
+        if sorted(parts[part]) != list(range(n)):
+            raise ValueError(f"arrays holds {part} copies {sorted(parts[part])}, but config (sharing="
+                             f"{config.sharing!r}, {config.num_hidden_layers} layers) stores copies 0 to "
+                             f"{n - 1}")
     dtype = parts["embeddings"]["word"].dtype
     copies = [[parts[p][j] for j in sorted(parts[p])] for p in ("attention", "ffn")]
-    return Encoder.from_weights(config, parts["embeddings"], *copies, dtype=dtype)
+    return Encoder.from_weights(config, parts["embeddings"], *copies, parts["pooler"] or None, dtype=dtype)
