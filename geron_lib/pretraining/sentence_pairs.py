@@ -98,6 +98,7 @@ def encode_pairs(pairs: list[SentencePair], tokenizer: Tokenizer, T: int
     check_type("pairs", pairs, list)
     if not pairs:
         raise ValueError("pairs is empty: give at least one sentence pair")
+    check_type("tokenizer", tokenizer, Tokenizer)
     T = check_int("T", T, minimum=5)
     ids = np.full((len(pairs), T), tokenizer.pad_id, dtype=np.int64)
     types = np.zeros_like(ids)
