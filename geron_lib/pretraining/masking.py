@@ -39,20 +39,36 @@ def check_maskable(ids, tokenizer: Tokenizer) -> np.ndarray:
 
 
 def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
-              rng=0) -> MaskedBatch:
-    """selected ~ Bernoulli(p) per non-special token.
+              max_ngram: int = 1, rng=0) -> MaskedBatch:
+    """selected ~ Bernoulli(p) per non-special token, or spans of n ~ p(n) tokens when max_ngram > 1.
 
     A selected token -> [MASK] 80 %, a random word 10 %, kept 10 %: BERT's
     masking procedure on (B, T) ids. The model predicts the original token
     at every selected position; special tokens are never selected; random
     words are drawn uniformly from the non-special vocabulary.
+
+    ``max_ngram`` = N > 1 is ALBERT's n-gram masking (Lan et al., ICLR 2020,
+    section 4.1: "n-gram masking (Joshi et al., 2019), with the length of
+    each n-gram mask selected randomly", p(n) = (1/n) / sum_{k=1}^{N} 1/k,
+    N = 3): :func:`_ngram_spans` selects p M (on average) of a row's M words
+    in spans that never overlap nor hold a special token; each span gets
+    one 80/10/10 decision for all its tokens, as in SpanBERT (ALBERT's
+    released code draws it per token). The spans are of tokens, not of
+    whole words as in the paper.
     """
     ids = check_maskable(ids, tokenizer)
     mask_prob = check_open_unit("mask_prob", mask_prob)
+    max_ngram = check_int("max_ngram", max_ngram, minimum=1)
     rng = as_generator(rng)
     n_special = len(tokenizer.special_ids)
-    selected = (ids >= n_special) & (rng.random(ids.shape) < mask_prob)
-    u = rng.random(ids.shape)
+    if max_ngram == 1:
+        selected = (ids >= n_special) & (rng.random(ids.shape) < mask_prob)
+        u = rng.random(ids.shape)
+    else:
+        span = _ngram_spans(ids >= n_special, mask_prob, max_ngram, rng)
+        selected = span >= 0
+        u = np.ones(ids.shape)
+        u[selected] = rng.random(span.max() + 1)[span[selected]]  # one draw per span
     random_words = rng.integers(n_special, tokenizer.vocab_size, ids.shape)
     decision = np.where(u < 0.8, MASKED, np.where(u < 0.9, RANDOM, KEPT))
     decision = np.where(selected, decision, NOT_SELECTED).astype(np.int8)
@@ -60,6 +76,45 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
     input_ids = np.where(decision == MASKED, tokenizer.mask_id, input_ids)
     attention_mask = (ids != tokenizer.pad_id).astype(np.int64)
     return MaskedBatch(input_ids, ids, decision, attention_mask)
+
+
+def _ngram_spans(maskable: np.ndarray, mask_prob: float, max_ngram: int,
+                 rng: np.random.Generator) -> np.ndarray:
+    """p(n) = (1/n) / sum_{k=1}^{N} 1/k, n = 1..N: the spans of n-gram masking, as a (B, T) map.
+
+    A row with M maskable tokens gets a budget of floor(p M) tokens, plus one
+    with probability frac(p M), so p M on average. Its spans are drawn one at
+    a time until the budget is spent: n ~ p(n), cut to the budget left; the
+    start uniform among the places where n maskable tokens not yet selected
+    follow each other; n shrinks by one while there is no such place. The map
+    holds each selected token's span number (0, 1, ... in the order drawn,
+    row after row) and -1 elsewhere.
+    """
+    law = 1 / np.arange(1, max_ngram + 1)
+    n_maskable = maskable.sum(axis=1)
+    budgets = np.floor(mask_prob * n_maskable).astype(np.int64)
+    budgets += rng.random(len(maskable)) < mask_prob * n_maskable - budgets
+    span = np.full(maskable.shape, -1, dtype=np.int64)
+    n_spans = 0
+    for row, budget in enumerate(budgets):
+        free = maskable[row].copy()
+        lengths = iter(rng.choice(max_ngram, size=budget, p=law / law.sum()) + 1)
+        while budget:
+            n = min(int(next(lengths)), budget)
+            while not (fits := _starts(free, n)).size:
+                n -= 1
+            start = fits[rng.integers(fits.size)]
+            free[start:start + n] = False
+            span[row, start:start + n] = n_spans
+            n_spans += 1
+            budget -= n
+    return span
+
+
+def _starts(free: np.ndarray, n: int) -> np.ndarray:
+    """s such that free[s : s + n] is all True."""
+    run = np.concatenate(([0], np.cumsum(free)))
+    return np.flatnonzero(run[n:] - run[:-n] == n)
 
 
 class MaskingSchedule:
@@ -73,18 +128,19 @@ class MaskingSchedule:
     """
 
     def __init__(self, ids, tokenizer: Tokenizer, schedule: str = "dynamic", *,
-                 mask_prob: float = 0.15, copies: int = 10, rng=0):
+                 mask_prob: float = 0.15, copies: int = 10, max_ngram: int = 1, rng=0):
         self.schedule = check_choice("schedule", schedule, SCHEDULES)
         self.ids = check_maskable(ids, tokenizer)
         self.tokenizer = tokenizer
         self.mask_prob = check_open_unit("mask_prob", mask_prob)
         self.copies = check_int("copies", copies, minimum=1)
+        self.max_ngram = check_int("max_ngram", max_ngram, minimum=1)
         self.base = int(rng.integers(2**63)) if isinstance(rng, np.random.Generator) else _check_seed(rng)
         n_stored = {"static": 1, "duplicated": self.copies, "dynamic": 0}[schedule]
         self.stored = [self._draw(m) for m in range(n_stored)]  # preprocessing
 
     def _draw(self, m: int) -> MaskedBatch:
-        return bert_mask(self.ids, self.tokenizer, mask_prob=self.mask_prob,
+        return bert_mask(self.ids, self.tokenizer, mask_prob=self.mask_prob, max_ngram=self.max_ngram,
                          rng=np.random.default_rng([self.base, m]))
 
     def mask_index(self, epoch: int) -> int:
@@ -116,8 +172,9 @@ class MaskingSchedule:
 
     def __repr__(self) -> str:
         copies = f", copies={self.copies}" if self.schedule == "duplicated" else ""
+        ngram = f", max_ngram={self.max_ngram}" if self.max_ngram > 1 else ""
         return (f"MaskingSchedule({self.schedule!r}, {len(self.ids)} sequences, mask_prob={self.mask_prob}"
-                f"{copies}, {len(self.stored)} maskings stored)")
+                f"{copies}{ngram}, {len(self.stored)} maskings stored)")
 
 
 def mask_index(epoch: int, schedule: str, copies: int = 10) -> int:
