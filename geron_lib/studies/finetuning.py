@@ -51,10 +51,13 @@ class FineTuning:
         check_int("epochs", self.epochs, minimum=1)
         check_int("batch_size", self.batch_size, minimum=1)
         check_positive_number("lr", self.lr)
-        for name in ("warmup", "test_share"):
-            if not 0 <= check_number(name, getattr(self, name)) < 1:
-                raise ValueError(f"{name} must lie in [0, 1), got {getattr(self, name)}")
-        check_number("weight_decay", self.weight_decay)
+        if not 0 <= check_number("warmup", self.warmup) < 1:
+            raise ValueError(f"warmup must lie in [0, 1), got {self.warmup}")
+        if not 0 < check_number("test_share", self.test_share) < 1:
+            raise ValueError(f"test_share must lie in (0, 1): both parts need examples, got "
+                             f"{self.test_share}")
+        if check_number("weight_decay", self.weight_decay) < 0:
+            raise ValueError(f"weight_decay must be at least 0, got {self.weight_decay}")
         check_positive_number("max_grad_norm", self.max_grad_norm)
 
 
@@ -85,9 +88,10 @@ def tasks(paragraph_ids, tokenizer, T: int, budget: FineTuning = FineTuning(), *
     :func:`~geron_lib.pretraining.corpus.docs_paragraphs`), encoded by ``tokenizer`` into rows of T."""
     check_type("budget", budget, FineTuning)
     paragraphs = corpus.docs_paragraphs()
-    ids = [check_int("paragraph_ids[i]", i, minimum=0) for i in paragraph_ids]
-    if len(ids) < 10 or max(ids) >= len(paragraphs):
-        raise ValueError(f"paragraph_ids must hold at least 10 indices below {len(paragraphs)}")
+    ids = [check_int(f"paragraph_ids[{k}]", i, minimum=0) for k, i in enumerate(paragraph_ids)]
+    if len(ids) < 10 or max(ids) >= len(paragraphs) or len(set(ids)) < len(ids):
+        raise ValueError(f"paragraph_ids must hold at least 10 distinct indices below {len(paragraphs)} (a "
+                         "repeated one could be in both parts)")
     rng = np.random.default_rng(check_int("seed", seed, minimum=0))
     is_test = np.zeros(len(ids), bool)
     is_test[rng.permutation(len(ids))[: round(budget.test_share * len(ids))]] = True
@@ -95,6 +99,9 @@ def tasks(paragraph_ids, tokenizer, T: int, budget: FineTuning = FineTuning(), *
     for part, chosen in (("train", ~is_test), ("test", is_test)):
         picked = [paragraphs[i] for i, keep in zip(ids, chosen, strict=True) if keep]
         documents = [d for d in (split_sentences(p) for _, _, p in picked) if len(d) >= 2]
+        if not documents:
+            raise ValueError(f"the {part} paragraphs hold no paragraph of two or more sentences, so no "
+                             "sentence pair: give more paragraph_ids")
         out.setdefault("order", {})[part] = encode_pairs(sop_pairs(documents, rng=rng), tokenizer, T)
         texts = [p for _, _, p in picked]
         labels = np.array([section_label(s) for s, _, _ in picked], dtype=np.int64)
