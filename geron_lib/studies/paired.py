@@ -52,6 +52,6 @@ def paired_interval(a, b, confidence: float = 0.95) -> Interval:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
     d = a - b
     n = len(d)
-    half = stats.t.ppf((1 + confidence) / 2, n - 1) * d.std(ddof=1) / math.sqrt(n)
+    half = float(stats.t.ppf((1 + confidence) / 2, n - 1) * d.std(ddof=1) / math.sqrt(n))
     mean = float(d.mean())
     return Interval(mean, mean - half, mean + half, n, confidence)

@@ -245,3 +245,17 @@ TABLE_4_SCORES = tuple(
         (128, "attention", (89.9, 82.8, 80.7, 77.9, 83.4, 91.9, 67.6, 81.7)),
         (128, "ffn", (88.9, 81.6, 78.6, 75.6, 82.3, 91.7, 64.4, 80.2)),
         (128, "none", (89.9, 82.8, 80.3, 77.3, 83.2, 91.5, 67.9, 81.6))))
+
+
+#: ALBERT's pretraining recipe (section 4.1 unless named), item by item: what the paper did, and where it
+#: says so. The chapter sets the miniature's recipe beside it.
+RECIPE = (
+    ("optimizer", "LAMB, learning rate 0.00176", "4.1"),
+    ("batch", "4,096 sequences, up to 512 tokens each", "4.1"),
+    ("steps", "125,000", "4.1"),
+    ("masking", "n-gram masking, p(n) = (1/n) / sum_k 1/k up to n = 3", "4.1"),
+    ("vocabulary", "SentencePiece, 30,000 tokens", "4.1"),
+    ("dropout", "removed for the best models (xxlarge, Table 8)", "4.8"),
+    ("data", "BookCorpus and English Wikipedia, about 16 GB of text", "4.1"),
+    ("sentence task", "sentence-order prediction beside the masked LM", "3.1"),
+)

@@ -1,15 +1,23 @@
-"""The trade-offs chapter shows the paper's figures as geron_lib.studies.paper stores them: every Avg and
-speed-up of Table 2 and every Avg of Tables 3 and 4, each in its row of the tables the stored page prints."""
+"""The trade-offs chapter shows the paper's figures as geron_lib.studies.paper stores them, and the stored
+grid's numbers as the grid holds them: every row of the tables the stored page prints is recomputed here
+from the JSON (paired intervals with scipy.stats, not with the library's function), every figure of the
+trained miniatures is drawn, and the recipe table lists every item of ALBERT's recipe."""
 
 import re
 
+import numpy as np
 import pytest
 from book_site.pages import notebook
+from scipy import stats
 
-from geron_lib.studies.paper import TABLE_1, TABLE_2, TABLE_3_SCORES, TABLE_4_SCORES
+from geron_lib.studies import tradeoffs as tx
+from geron_lib.studies.paper import RECIPE, TABLE_1, TABLE_2, TABLE_3_SCORES, TABLE_4_SCORES
 
 PAGE = "book/05_albert_tradeoffs"
 NAMES = {"none": "not shared", "all": "all shared", "attention": "attention shared", "ffn": "FFN shared"}
+PAPER_E = dict(zip((8, 16, 32, 64), (64, 128, 256, 768), strict=True))
+GRID = tx.load_stored()
+SETUP = tx.Setup()
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +39,88 @@ def test_table_2_as_the_paper_prints_it(table_rows):
         assert shown[0][1:4] == [f"{sizes.millions}M", str(row.average), f"{row.speedup}x"]
 
 
-@pytest.mark.parametrize("row", TABLE_3_SCORES + TABLE_4_SCORES, ids=lambda r: f"T{r.table} {r.model}")
-def test_tables_3_and_4_averages(table_rows, row):
-    key = [str(row.table), str(row.config.E), NAMES[row.config.sharing]]
-    shown = [r for r in table_rows if r[:3] == key]
-    assert len(shown) == 1 and shown[0][3] == str(row.average)
+def _values(measure, E, sharing):
+    """{seed: value} read straight from the stored JSON."""
+    if measure.startswith("accuracy:"):
+        task = measure.split(":")[1]
+        return {r["seed"]: r["accuracy"] for r in GRID["finetuning"]
+                if (r["E"], r["sharing"], r["task"]) == (E, sharing, task)}
+    return {r["seed"]: r[measure][-1] for r in GRID["runs"] if (r["E"], r["sharing"]) == (E, sharing)}
+
+
+def _range(values, scale, digits):
+    v = scale * np.array(list(values.values()))
+    return f"{v.mean():.{digits}f} ({v.min():.{digits}f} to {v.max():.{digits}f})"
+
+
+def _paper_avg(E, sharing):
+    rows = [r for r in TABLE_3_SCORES + TABLE_4_SCORES
+            if (r.config.E, r.config.sharing) == (PAPER_E[E], sharing)]
+    return rows[0].average
+
+
+def test_every_cell_with_loss_accuracies_and_the_paper_avg(table_rows):
+    for E, sharing in SETUP.grid():
+        shown = [r for r in table_rows if r[:2] == [str(E), NAMES[sharing]]]
+        assert len(shown) == 1, (E, sharing)
+        row = shown[0]
+        assert row[3] == _range(_values("held_out_loss", E, sharing), 1, 3)
+        assert row[4] == _range(_values("accuracy:order", E, sharing), 100, 1)
+        assert row[5] == _range(_values("accuracy:section", E, sharing), 100, 1)
+        assert row[6] == f"$E = {PAPER_E[E]}$: {_paper_avg(E, sharing)}"
+    majority = [r for r in table_rows if r[:2] == ["", "majority class"]]
+    assert len(majority) == 1
+    tasks = GRID["tasks"]
+    assert majority[0][4:6] == [f"{100 * tasks[t]['majority_accuracy']:.1f}" for t in ("order", "section")]
+
+
+def _comparisons():
+    H = SETUP.hidden_size
+    cells = [("3", (E, s), (H, s)) for s in ("none", "all") for E in SETUP.embedding_sizes if E != H]
+    cells += [("4", (E, m), (E, "none"))
+              for E in SETUP.mode_embedding_sizes for m in ("all", "attention", "ffn")]
+    return cells
+
+
+def _interval_text(measure, cell, baseline, scale, digits):
+    a, b = _values(measure, *cell), _values(measure, *baseline)
+    seeds = sorted(a)
+    x, y = np.array([a[s] for s in seeds]), np.array([b[s] for s in seeds])
+    ci = stats.ttest_rel(x, y).confidence_interval(0.95)
+    mean, low, high = (scale * v for v in ((x - y).mean(), ci.low, ci.high))
+    text = f"{mean:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
+    return text if (low > 0 or high < 0) else f"{text} not resolved"
+
+
+def test_every_paired_comparison_with_its_interval(table_rows):
+    for table, cell, baseline in _comparisons():
+        key = [table, f"$E = {cell[0]}$, {NAMES[cell[1]]}", f"$E = {baseline[0]}$, {NAMES[baseline[1]]}"]
+        shown = [r for r in table_rows if r[:3] == key]
+        assert len(shown) == 1, key
+        row = shown[0]
+        assert row[3] == _interval_text("held_out_loss", cell, baseline, 1, 3)
+        assert row[4] == _interval_text("accuracy:order", cell, baseline, 100, 1)
+        assert row[5] == _interval_text("accuracy:section", cell, baseline, 100, 1)
+        paper = _paper_avg(*cell) - _paper_avg(*baseline)
+        if table == "4":  # Table 4's own rows (two cells repeat Table 3's models with another Avg)
+            rows = {(r.config.E, r.config.sharing): r.average for r in TABLE_4_SCORES}
+            paper = rows[(PAPER_E[cell[0]], cell[1])] - rows[(PAPER_E[baseline[0]], baseline[1])]
+        assert row[6] == f"{paper:+.1f}"
+
+
+def test_recipe_table_lists_every_item_of_the_paper(table_rows):
+    for item, text, section in RECIPE:
+        shown = [r for r in table_rows if r[0] == item]
+        assert len(shown) == 1, item
+        assert shown[0][1] == f"{text} ({section})" and shown[0][3] in ("yes", "no")
+    assert [r[3] for r in table_rows if r[0] == "dropout"] == ["yes"]
+
+
+@pytest.mark.parametrize("name", ["fig-tradeoffs-curves", "fig-tradeoffs-loss", "fig-tradeoffs-figure1",
+                                  "fig-tradeoffs-spectrum"])
+def test_figures_of_the_trained_grid_are_drawn(name):
+    cells = [c for c in notebook(PAGE)["cells"]
+             if c["metadata"].get("mystnb", {}).get("figure", {}).get("name") == name]
+    assert len(cells) == 1
+    data = [o.get("data", {}) for o in cells[0].get("outputs", [])]
+    assert any("image/png" in d or "image/svg+xml" in d for d in data)
