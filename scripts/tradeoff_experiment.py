@@ -56,7 +56,18 @@ def _weights(cache: Path, E: int, sharing: str, seed: int) -> Path:
 def _pretrain(job):
     E, sharing, seed, cache = job
     w = _WORKER
-    return tx.rounded(tx.train_one(w["setup"], w["data"], E, sharing, seed,
+    total = w["setup"].training(seed).total_steps(len(w["data"].train_ids))
+    start, step = time.perf_counter(), [0]
+
+    def progress(_text: str) -> None:  # a line at every tenth of the run's steps, with the time left
+        step[0] += 1
+        if step[0] % max(1, total // 10) == 0 and step[0] < total:
+            spent = time.perf_counter() - start
+            print(f"  E {E} {sharing} seed {seed}: step {step[0]:,}/{total:,}, "
+                  f"{step[0] / spent:.1f} steps/s, about {_clock(spent / step[0] * (total - step[0]))} "
+                  f"left in this run", flush=True)
+
+    return tx.rounded(tx.train_one(w["setup"], w["data"], E, sharing, seed, progress,
                                    save_to=_weights(cache, E, sharing, seed)))
 
 
@@ -127,6 +138,8 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--mode-embedding-sizes", type=int, nargs="+",
                         default=list(tx.Setup.mode_embedding_sizes))
     parser.add_argument("--n-train", type=int, default=None, help="training paragraphs (default: all)")
+    parser.add_argument("--cells", nargs="+", default=None, metavar="E:SHARING",
+                        help="train only these cells of the grid, e.g. 64:none (default: every cell)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--output", type=Path, default=OUTPUT)
     parser.add_argument("--cache", type=Path, default=CACHE)
@@ -135,8 +148,16 @@ def main(argv: list[str]) -> None:
                                 embedding_sizes=tuple(args.embedding_sizes),
                                 mode_embedding_sizes=tuple(args.mode_embedding_sizes))
     budget = ft.FineTuning()
+    grid = setup.grid()
+    if args.cells:
+        chosen = [(int(E), sharing) for E, sharing in (c.split(":") for c in args.cells)]
+        if not set(chosen) <= set(grid):
+            parser.error(f"--cells must be cells of the grid {grid}, got {chosen}")
+        grid = [c for c in grid if c in chosen]
     header = {"setup": tx.rounded(dataclasses.asdict(setup)),
               "finetuning_setup": tx.rounded(dataclasses.asdict(budget))}
+    if args.cells:
+        header["cells"] = [list(c) for c in grid]
     header = json.loads(json.dumps(header))
     stored = json.loads(args.output.read_text(encoding="utf-8")) if args.output.is_file() else {}
     if {k: stored.get(k) for k in header} != header:
@@ -146,7 +167,7 @@ def main(argv: list[str]) -> None:
                   "python": platform.python_version(), "seconds": 0, "load_average": [],
                   **header, **tx.rounded(_describe(setup, budget)), "runs": [], "finetuning": []}
     args.cache.mkdir(parents=True, exist_ok=True)
-    cells = [(E, s, seed) for seed in setup.seeds for E, s in setup.grid()]
+    cells = [(E, s, seed) for seed in setup.seeds for E, s in grid]
     pretrained = {(r["E"], r["sharing"], r["seed"]) for r in stored["runs"]}
     tuned = {(r["E"], r["sharing"], r["seed"]) for r in stored["finetuning"]}
     missing = [c for c in cells if c not in tuned and not _weights(args.cache, *c).is_file()]
