@@ -127,11 +127,15 @@ class TrainingConfig:
         return self.epochs * math.ceil(n_sequences / self.batch_size)
 
     def evaluation_steps(self, n_sequences: int) -> list[int]:
-        """After which steps (1-based, of :meth:`total_steps`) the held-out loss is measured."""
+        """After which steps (1-based, of :meth:`total_steps`) the held-out loss is measured: the nearest to
+        k / evaluations of the steps, k = 1 ... evaluations (at most one per step)."""
         total, per_epoch = self.total_steps(n_sequences), math.ceil(n_sequences / self.batch_size)
         if self.evaluations is None:
             return [per_epoch * (e + 1) for e in range(self.epochs)]
-        return sorted({max(1, round(total * (k + 1) / self.evaluations)) for k in range(self.evaluations)})
+        if self.evaluations > total:
+            raise ValueError(f"evaluations ({self.evaluations}) must be at most the {total} training steps "
+                             f"({self.epochs} epochs of {per_epoch} batches): one per step at most")
+        return [round(total * (k + 1) / self.evaluations) for k in range(self.evaluations)]
 
 
 @dataclass

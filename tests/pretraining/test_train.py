@@ -138,6 +138,46 @@ def test_training_config_plans_its_steps():
     assert TrainingConfig(epochs=3, batch_size=4).total_steps(10) == 9  # 3 epochs of 3 batches (4, 4, 2)
 
 
+def test_evaluation_steps_by_hand():
+    # no evaluations given: after each epoch; 3 epochs of 3 batches
+    assert TrainingConfig(epochs=3, batch_size=4).evaluation_steps(10) == [3, 6, 9]
+    # 10 steps (2 epochs of 5), 3 evaluations: nearest 10/3, 20/3 and 10 -> 3, 7, 10; across epochs
+    assert TrainingConfig(epochs=2, batch_size=2, evaluations=3).evaluation_steps(10) == [3, 7, 10]
+    assert TrainingConfig(epochs=2, batch_size=2, evaluations=1).evaluation_steps(10) == [10]
+    assert TrainingConfig(epochs=2, batch_size=2, evaluations=10).evaluation_steps(10) == list(range(1, 11))
+    with pytest.raises(ValueError, match=r"evaluations \(11\) must be at most the 10 training steps"):
+        TrainingConfig(epochs=2, batch_size=2, evaluations=11).evaluation_steps(10)
+    with pytest.raises(ValueError, match="evaluations must be at least 1"):
+        TrainingConfig(evaluations=0)
+
+
+def test_held_out_loss_at_every_evaluation_step():
+    def run(evaluations):
+        return train_mlm(MaskedLM(CONFIG, seed=4), MaskingSchedule(IDS, TOK, rng=4),
+                         TrainingConfig(epochs=2, batch_size=2, lr=1e-2, seed=4, evaluations=evaluations),
+                         held_out=bert_mask(IDS, TOK, rng=99))
+
+    every, three = run(8), run(3)  # 8 sequences, batches of 2: 2 epochs of 4 steps
+    assert every.held_out_step == list(range(1, 9)) and len(every.held_out_loss) == 8
+    assert three.held_out_step == [3, 5, 8]  # nearest 8/3, 16/3 and 8
+    # evaluating does not change training: the three losses are the every-step run's at those steps
+    assert three.held_out_loss == [every.held_out_loss[s - 1] for s in three.held_out_step]
+    assert three.train_loss == every.train_loss and len(three.train_loss) == 2  # still per epoch
+    by_epoch = run(None)
+    assert by_epoch.held_out_step == [4, 8] and by_epoch.held_out_loss == [every.held_out_loss[3],
+                                                                           every.held_out_loss[7]]
+    model = MaskedLM(CONFIG, seed=4)  # the last evaluation is the trained model's held-out loss
+    held_out = bert_mask(IDS, TOK, rng=99)
+    train_mlm(model, MaskingSchedule(IDS, TOK, rng=4),
+              TrainingConfig(epochs=2, batch_size=2, lr=1e-2, seed=4, evaluations=3), held_out=held_out)
+    assert evaluate(model, held_out) == three.held_out_loss[-1]
+    no_held_out = train_mlm(MaskedLM(CONFIG, seed=4), MaskingSchedule(IDS, TOK, rng=4),
+                            TrainingConfig(epochs=2, batch_size=2, evaluations=3))
+    assert no_held_out.held_out_loss == no_held_out.held_out_step == []
+    with pytest.raises(ValueError, match=r"evaluations \(9\) must be at most the 8 training steps"):
+        run(9)
+
+
 def test_evaluate_in_chunks_equals_the_whole_batch():
     model, batch = MaskedLM(CONFIG, seed=3), bert_mask(IDS, TOK, mask_prob=0.3, rng=4)
     assert evaluate(model, batch, batch_size=3) == pytest.approx(model.loss(batch), rel=1e-12)
