@@ -1,21 +1,28 @@
-"""The trade-off experiment on a tiny setup: every cell and seed trained alike, and what each run records."""
+"""The trade-off experiment on a tiny setup: every cell and seed trained alike, what each run records, the
+weights it saves; and the stored grid is the default setup's, whole."""
 
-import dataclasses
 import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pytest
+from tradeoff_checks import check_stored_grid
 
 from geron_lib.costs.params import count_parameters
+from geron_lib.model.checkpoint import encoder_from_arrays
 from geron_lib.model.mlm import MaskedBatch, MaskedLM
+from geron_lib.pretraining.masking import MaskingSchedule
+from geron_lib.pretraining.train import train_mlm
+from geron_lib.studies import finetuning as ft
 from geron_lib.studies import tradeoffs as tx
 
 STORED = Path(__file__).resolve().parents[2] / "geron_lib" / "studies" / "data" / "tradeoffs.json"
-TINY = tx.Setup(vocab_size=300, n_held_out=40, n_train=120, T=16, hidden_size=16, num_attention_heads=2,
-                intermediate_size=32, embedding_sizes=(4, 16), mode_embedding_sizes=(16,), epochs=2,
-                batch_size=32, seeds=(0, 1))
+# lr 1e-2: at the default 2e-3, eight steps move no token's row by its length (moved_rows finds none)
+TINY = tx.Setup(corpus="docs", vocab_size=300, n_held_out=40, n_mlm_held_out=20, held_out_maskings=2,
+                n_train=120, T=16, hidden_size=16, num_attention_heads=2, intermediate_size=32,
+                embedding_sizes=(4, 16), mode_embedding_sizes=(16,), epochs=2, batch_size=32, lr=1e-2,
+                evaluations=2, seeds=(0, 1))
 
 
 @pytest.fixture(scope="module")
@@ -34,11 +41,16 @@ def test_every_run_is_recorded_and_measured(result):
     assert [(r["seed"], r["E"], r["sharing"]) for r in runs] == [(s, E, m) for s in TINY.seeds
                                                                    for E, m in TINY.grid()]
     L = TINY.num_hidden_layers
+    # two evaluations over two epochs: one after each, the held-out loss by epoch
+    per_epoch = math.ceil(result["data"]["train_rows"] / TINY.batch_size)
+    steps = TINY.training(0).evaluation_steps(result["data"]["train_rows"])
+    assert steps == [per_epoch, 2 * per_epoch]
     for r in runs:
         config = TINY.model_config(r["E"], r["sharing"])
         assert r["parameters"] == count_parameters(config, mlm_head=True).total
         assert r["parameters"] == MaskedLM(config).num_parameters()
-        assert len(r["held_out_loss"]) == len(r["train_loss"]) == TINY.epochs
+        assert len(r["held_out_loss"]) == TINY.evaluations and len(r["train_loss"]) == TINY.epochs
+        assert r["held_out_step"] == steps
         assert r["perplexity"] == pytest.approx(math.exp(r["held_out_loss"][-1]))
         assert len(r["movement_distance"]) == len(r["movement_cosine"]) == L
         assert all(d > 0 for d in r["movement_distance"]) and all(-1 <= c <= 1 for c in r["movement_cosine"])
@@ -50,6 +62,9 @@ def test_every_run_is_recorded_and_measured(result):
         # nearly flat, so its effective rank is close to E
         assert r["effective_rank_initial"] > 0.9 * r["E"]
         assert 0 < r["seconds_per_step"] < r["seconds"]
+        assert 0 <= r["rows_moved"] <= TINY.vocab_size
+        assert 1 <= r["effective_rank_moved_centred"] <= r["E"]
+        assert 1 <= r["rank_90_moved_centred"] <= r["E"]
     assert result["data"]["steps_per_run"] == TINY.training(0).total_steps(result["data"]["train_rows"])
     assert "WordPieceTokenizer(300 tokens" in result["data"]["tokenizer"]
 
@@ -98,6 +113,46 @@ def test_token_table_rank_on_known_spectra():
         tx.token_table_rank(np.ones((4, 3)), centred=True)
 
 
+def test_moved_rows_by_hand():
+    assert tx.MOVED == 1.0  # a row moved when it changed by at least its own initial length
+    initial = np.tile([3.0, 4.0], (6, 1))  # every row of length 5
+    trained = np.array([[6.0, 8.0],     # changed by (3, 4): 5, exactly its length -> moved
+                        [0.0, 0.0],     # shrunk to zero: changed by 5 -> moved
+                        [-3.0, -4.0],   # flipped: changed by 10 -> moved
+                        [5.9, 4.0],     # changed by 2.9 -> not moved
+                        [4.0, 3.0],     # turned, same length: changed by sqrt 2 -> not moved
+                        [3.0, 4.0]])    # untouched
+    assert tx.moved_rows(initial, trained).tolist() == [True, True, True, False, False, False]
+    # relative to each row's own length: a short row moves with a smaller change
+    assert tx.moved_rows([[0.3, 0.4], [30.0, 40.0]], [[0.0, 0.9], [30.0, 45.0]]).tolist() == [True, False]
+
+
+def test_saved_weights_reload_into_the_trained_encoder(tmp_path):
+    d = tx.data(TINY)
+    E, sharing, seed = 16, "attention", 1
+    record = tx.train_one(TINY, d, E, sharing, seed, save_to=tmp_path / "w.npz")
+    config = TINY.model_config(E, sharing)
+    with np.load(tmp_path / "w.npz") as arrays:
+        loaded = encoder_from_arrays(config, arrays)
+    # the trained model, trained again as the module docstring says a run is: the seed sets the initial
+    # weights, the masks and the batch order
+    model = MaskedLM(config, seed=seed, dtype=np.dtype(TINY.dtype))
+    schedule = MaskingSchedule(d.train_ids, d.tokenizer, "dynamic", mask_prob=TINY.mask_prob, rng=seed)
+    history = train_mlm(model, schedule, TINY.training(seed), held_out=d.held_out)
+    assert history.held_out_loss == record["held_out_loss"]
+    keep = (d.held_ids != d.tokenizer.pad_id).astype(np.int64)
+    for ours, theirs in zip(loaded.hidden_states(d.held_ids, attention_mask=keep),
+                            model.encoder.hidden_states(d.held_ids, attention_mask=keep), strict=True):
+        assert ours.dtype == np.float32
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+    start = MaskedLM(config, seed=seed, dtype=np.float32).encoder  # ... not the initial weights
+    assert not np.allclose(start(d.held_ids, attention_mask=keep), loaded(d.held_ids, attention_mask=keep),
+                           atol=1e-3)
+    model.encoder = loaded  # the record's last hidden states are the reloaded encoder's
+    assert np.allclose(tx.hidden_rank(model, d.held_ids, d.tokenizer.pad_id)["singular_values"],
+                       record["hidden_singular_values_centred"], rtol=1e-5)
+
+
 def test_movement_counts_real_tokens_only():
     model = MaskedLM(TINY.model_config(16, "none"), seed=3, dtype=np.float64)
     ids = np.array([[1, 7, 8, 9, 2, 0], [1, 10, 11, 2, 0, 0]])
@@ -129,6 +184,8 @@ def test_rounded_and_summary(result):
     ({"dtype": "float16"}, ValueError, "dtype must be one of"),
     ({"hidden_size": 66}, ValueError, r"hidden_size \(66\) must be divisible by num_attention_heads"),
     ({"lr": -1.0}, ValueError, "lr must be"),
+    ({"n_mlm_held_out": 3000}, ValueError, r"n_mlm_held_out \(3000\) must be below n_held_out \(3000\)"),
+    ({"evaluations": 0}, ValueError, "evaluations must be at least 1"),
 ])
 def test_setup_refuses_bad_values(change, error, message):
     with pytest.raises(error, match=message):
@@ -136,18 +193,11 @@ def test_setup_refuses_bad_values(change, error, message):
 
 
 def test_stored_grid_is_the_default_setup_run_whole(result):
-    stored = json.loads(STORED.read_text(encoding="utf-8"))
-    setup = tx.Setup()
-    assert stored["setup"] == json.loads(json.dumps(dataclasses.asdict(setup)))
+    # the chapter reads tx.Setup() and FineTuning() as the grid's: they must be the stored ones
+    stored = tx.load_stored()
+    check_stored_grid(stored, tx.Setup(), ft.FineTuning(), result["runs"][0].keys())
     assert stored["command"] == ".venv/bin/python scripts/tradeoff_experiment.py"
-    assert [(r["seed"], r["E"], r["sharing"]) for r in stored["runs"]] == [(s, E, m) for s in setup.seeds
-                                                                          for E, m in setup.grid()]
-    assert all(r.keys() == result["runs"][0].keys() for r in stored["runs"])
-    assert set(stored["data"]) == set(result["data"]) and stored["data"]["corpus"] == "english"
-    for r in stored["runs"]:
-        config = setup.model_config(r["E"], r["sharing"])
-        assert r["parameters"] == count_parameters(config, mlm_head=True).total
-        assert len(r["held_out_loss"]) == setup.epochs
+    assert stored["data"]["corpus"] == "docs" and set(result["data"]) <= set(stored["data"])
 
 
 def test_data_refuses_a_vocabulary_the_corpus_cannot_fill():
