@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import SHARING
-from ..validate import check_choice, check_int, check_type
+from ..validate import check_choice, check_int, check_number, check_type
 from .paired import Interval, paired_interval
 
 
@@ -37,13 +37,19 @@ def _check(result) -> dict:
     return result
 
 
+def _cell(name: str, cell) -> tuple[int, str]:
+    if not isinstance(cell, tuple | list) or len(cell) != 2:
+        raise ValueError(f"{name} must be an (E, sharing) pair, got {cell!r}")
+    return tuple(cell)
+
+
 def per_seed(result: dict, measure: str, cell: tuple[int, str]) -> dict[int, float]:
     """{seed: value} of ``measure`` for every run of ``cell`` = (E, sharing)."""
     result = _check(result)
     check_type("measure", measure, str)
-    E, sharing = cell
+    E, sharing = _cell("cell", cell)
     if measure.startswith("accuracy:"):
-        task = measure.split(":", 1)[1]
+        task = check_choice("the task of accuracy:<task>", measure.split(":", 1)[1], tuple(result["tasks"]))
         rows = [r for r in result["finetuning"] if r["task"] == task]
         values = {r["seed"]: r["accuracy"] for r in rows if (r["E"], r["sharing"]) == (E, sharing)}
     else:
@@ -65,9 +71,13 @@ def per_seed(result: dict, measure: str, cell: tuple[int, str]) -> dict[int, flo
 
 
 def compare(result: dict, measure: str, cell: tuple[int, str], baseline: tuple[int, str]) -> Interval:
-    """``measure`` of ``cell`` less that of ``baseline``, seed by seed, and its 95 % interval."""
-    a, b = per_seed(result, measure, cell), per_seed(result, measure, baseline)
-    seeds = sorted(a.keys() & b.keys())
+    """``measure`` of ``cell`` less that of ``baseline``, seed by seed, and its 95 % interval (both cells
+    must have the same seeds)."""
+    a, b = per_seed(result, measure, cell), per_seed(result, measure, _cell("baseline", baseline))
+    if a.keys() != b.keys():
+        raise ValueError(f"cell {cell} has seeds {sorted(a)} but baseline {baseline} has {sorted(b)}: a "
+                         "paired comparison needs the same seeds")
+    seeds = sorted(a)
     return paired_interval([a[s] for s in seeds], [b[s] for s in seeds])
 
 
@@ -106,11 +116,12 @@ def late_improvement(result: dict, cell: tuple[int, str], share: float = 0.2) ->
     """{seed: how much the held-out loss fell over the last ``share`` of training}: the loss at the
     evaluation nearest (1 - share) of the steps less the last."""
     result = _check(result)
-    if not 0 < share < 1:
+    cell = _cell("cell", cell)
+    if not 0 < check_number("share", share) < 1:
         raise ValueError(f"share must lie in (0, 1), got {share}")
     out = {}
     for r in result["runs"]:
-        if (r["E"], r["sharing"]) == tuple(cell):
+        if (r["E"], r["sharing"]) == cell:
             steps = np.array(r["held_out_step"])
             start = int(np.argmin(np.abs(steps - (1 - share) * steps[-1])))
             out[r["seed"]] = r["held_out_loss"][start] - r["held_out_loss"][-1]
