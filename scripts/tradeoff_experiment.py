@@ -2,10 +2,11 @@
 pretrained and then fine-tuned (geron_lib.studies.finetuning).
 
 Phase 1 pretrains every (E, sharing) cell of the setup with every seed; phase 2 fine-tunes every pretrained
-encoder on each task. The runs go out to worker processes (two by default, BLAS on one thread each), and
-each result is written to the output as soon as it is back, so a stopped run resumes where it stopped: a
-run already stored is not run again. The trained encoders' weights wait for phase 2 under --cache (a run
-whose weights are missing there is pretrained again). Progress: runs done, tokens per second, time left.
+encoder on each task; phase 3 measures every trained token table from its stored weights. The runs go out
+to worker processes (two by default, BLAS on one thread each), and each result is written to the output as
+soon as it is back, so a stopped run resumes where it stopped: a run already stored is not run again. The
+trained encoders' weights wait for phases 2 and 3 under --cache (a run whose weights are missing there,
+and that still has a phase to go, is pretrained again). Progress: runs done, tokens per second, time left.
 
 The output (by default geron_lib/studies/data/tradeoffs.json, which the library ships) holds the setup, the
 data's description, the tasks', one record per pretraining run and per fine-tuning run, the seconds spent,
@@ -38,6 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Where the library ships the grid (geron_lib.studies.tradeoffs.STORED), in this checkout.
 OUTPUT = ROOT / "geron_lib" / "studies" / "data" / "tradeoffs.json"
 CACHE = ROOT / ".cache" / "tradeoffs"
+#: A field that phase 3 (measure) adds to every run.
+MEASURED = "effective_rank_in_text_centred"
 
 _WORKER = {}
 
@@ -85,6 +88,17 @@ def _finetune(job):
     return records
 
 
+def _measure(job):
+    """What the stored weights show after training, measured from them (phase 3): the rank of the token
+    table's rows as the held-out text uses them (geron_lib.studies.tradeoffs.rank_in_text)."""
+    E, sharing, seed, cache = job
+    d = _WORKER["data"]
+    with np.load(_weights(cache, E, sharing, seed)) as arrays:
+        rank = tx.rank_in_text(arrays["embeddings.word"], d.held_ids, d.tokenizer.pad_id)
+    return {"E": E, "sharing": sharing, "seed": seed, MEASURED: rank["effective_rank"],
+            "rank_90_in_text_centred": rank["rank_90"]}
+
+
 def _describe(setup: tx.Setup, budget: ft.FineTuning) -> dict:
     d = tx.data(setup)
     n_special = len(d.tokenizer.special_ids)
@@ -115,18 +129,24 @@ def _clock(seconds: float) -> str:
 
 
 def _phase(name, pool, fn, jobs, stored, key, path, started, tokens_per_job):
-    """Run ``jobs`` through the pool, storing each result under ``stored[key]`` as it comes back."""
+    """Run ``jobs`` through the pool, storing each result under ``stored[key]`` as it comes back (a dict
+    ``key`` = "measures" adds its fields to the run it measured)."""
     start, done = time.perf_counter(), 0
     for result in pool.imap_unordered(fn, jobs):
-        stored[key] += result if isinstance(result, list) else [result]
+        if key == "measures":
+            run = next(r for r in stored["runs"] if all(r[k] == result[k] for k in ("E", "sharing", "seed")))
+            run.update(tx.rounded(result))
+        else:
+            stored[key] += result if isinstance(result, list) else [result]
         stored["seconds"] = round(started + time.perf_counter() - start)
         _write(stored, path)
         done += 1
         spent = time.perf_counter() - start
         first = result[0] if isinstance(result, list) else result
         print(f"{name} {done}/{len(jobs)}: E {first['E']} {first['sharing']} seed {first['seed']}"
-              f" | {done * tokens_per_job / spent:,.0f} tokens/s"
-              f" | {_clock(spent)} spent, about {_clock(spent / done * (len(jobs) - done))} left", flush=True)
+              + (f" | {done * tokens_per_job / spent:,.0f} tokens/s" if tokens_per_job else "")
+              + f" | {_clock(spent)} spent, about {_clock(spent / done * (len(jobs) - done))} left",
+              flush=True)
     return stored["seconds"]
 
 
@@ -170,12 +190,15 @@ def main(argv: list[str]) -> None:
     cells = [(E, s, seed) for seed in setup.seeds for E, s in grid]
     pretrained = {(r["E"], r["sharing"], r["seed"]) for r in stored["runs"]}
     tuned = {(r["E"], r["sharing"], r["seed"]) for r in stored["finetuning"]}
-    missing = [c for c in cells if c not in tuned and not _weights(args.cache, *c).is_file()]
+    measured = {(r["E"], r["sharing"], r["seed"]) for r in stored["runs"] if MEASURED in r}
+    missing = [c for c in cells
+               if not (c in tuned and c in measured) and not _weights(args.cache, *c).is_file()]
     stored["runs"] = [r for r in stored["runs"] if (r["E"], r["sharing"], r["seed"]) not in missing]
     pretrain = [(*c, args.cache) for c in cells if c not in pretrained or c in missing]
     finetune = [(*c, args.cache) for c in cells if c not in tuned]
-    print(f"{len(cells)} runs: {len(pretrain)} to pretrain, {len(finetune)} to fine-tune; "
-          f"{args.workers} workers", flush=True)
+    measure = [(*c, args.cache) for c in cells if c not in measured or c in missing]
+    print(f"{len(cells)} runs: {len(pretrain)} to pretrain, {len(finetune)} to fine-tune, {len(measure)} to "
+          f"measure; {args.workers} workers", flush=True)
     stored["load_average"].append([round(os.getloadavg()[0], 1)])
     seconds = stored["seconds"]
     tokens = stored["data"]["steps_per_run"] * setup.batch_size * setup.T
@@ -188,6 +211,8 @@ def main(argv: list[str]) -> None:
         if finetune:
             seconds = _phase("fine-tune", pool, _finetune, finetune, stored, "finetuning", args.output,
                              seconds, tune_tokens)
+        if measure:
+            seconds = _phase("measure", pool, _measure, measure, stored, "measures", args.output, seconds, 0)
     stored["load_average"][-1].append(round(os.getloadavg()[0], 1))
     order = {c: i for i, c in enumerate(cells)}
     stored["runs"].sort(key=lambda r: order[(r["E"], r["sharing"], r["seed"])])

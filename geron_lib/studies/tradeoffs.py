@@ -64,7 +64,7 @@ class Setup:
     intermediate_size: int = 256
     embedding_sizes: tuple[int, ...] = (8, 16, 32, 64)         # the E sweep, not shared and all shared
     mode_embedding_sizes: tuple[int, ...] = (64, 16)           # E for the four sharing modes
-    epochs: int = 6
+    epochs: int = 4
     batch_size: int = 16
     lr: float = 2e-3
     warmup: float = 0.1                    # share of the steps spent warming up to lr
@@ -200,6 +200,14 @@ def moved_rows(initial: np.ndarray, trained: np.ndarray) -> np.ndarray:
     initial, trained = (np.asarray(t, dtype=np.float64) for t in (initial, trained))
     change = np.linalg.norm(trained - initial, axis=1) / np.linalg.norm(initial, axis=1)
     return change >= MOVED
+
+
+def rank_in_text(table: np.ndarray, ids: np.ndarray, pad_id: int) -> dict:
+    """:func:`token_table_rank` (centred) of the token table's rows as a text uses them: one row per real
+    token of ``ids`` (not ``pad_id``), each token's row as often as it occurs. The context-independent
+    counterpart of :func:`hidden_rank` on the same positions: a row the text never uses weighs nothing."""
+    ids = np.asarray(ids)
+    return token_table_rank(np.asarray(table)[ids[ids != pad_id]], centred=True)
 
 
 def movement(model: MaskedLM, ids: np.ndarray, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
