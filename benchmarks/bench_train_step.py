@@ -12,7 +12,8 @@ ALBERT-layout sizes of the trade-off experiment), dropout 0 (geron_lib has none)
 torch model is loaded with geron_lib's), and their first losses are printed side by side as a check that
 both compute the same thing. Both get the same number of threads (BLAS, OpenMP, torch intra-op), set before
 numpy or torch is imported. Prints the median seconds per step of each over interleaved rounds, their
-ranges, and the ratio geron_lib / PyTorch (target <= 1.3). Needs the hf extra.
+ranges, and the ratio geron_lib / PyTorch (target <= 1.3 at size "a", <= 1.2 at the trade-off grid's
+sizes). Needs the hf extra.
 
 ``--profile`` then profiles geron_lib's step (cProfile over ``--rounds`` steps, CPU time): for every geron_lib
 function (forward, backward, optimizer), its calls per step and its ms per step, its own and with what it
@@ -30,6 +31,8 @@ from _thread_count import set_threads
 #: "a": the issue's size; "experiment-*": the trade-off experiment's runs (geron_lib.studies.tradeoffs.Setup,
 #: the stored grid's settings), not shared at E = H and all shared at its smallest sharing-mode E
 SIZES = ("a", "experiment-none", "experiment-all")
+#: The largest ratio geron_lib / PyTorch each size's target allows.
+TARGET = {"a": 1.3, "experiment-none": 1.2, "experiment-all": 1.2}
 LR, MAX_NORM, WEIGHT_DECAY, EPS, MASK_PROB = 1e-4, 1.0, 0.01, 1e-6, 0.15
 
 
@@ -153,8 +156,8 @@ def main() -> None:
         for k in ("geron_lib", "pytorch"):
             print(f"  {k:<10} median {med[k] * 1e3:8.1f} ms   (range {min(times[k]) * 1e3:.1f} .. "
                   f"{max(times[k]) * 1e3:.1f} ms)")
-        print(f"  ratio geron_lib / PyTorch = {ratio:.2f}   (target <= 1.3: "
-              f"{'meets the target' if ratio <= 1.3 else 'MISSES the target'})")
+        print(f"  ratio geron_lib / PyTorch = {ratio:.2f}   (target <= {TARGET[name]}: "
+              f"{'meets the target' if ratio <= TARGET[name] else 'MISSES the target'})")
         if args.profile:
             profile(fns["geron_lib"], args.rounds)
 
