@@ -26,8 +26,9 @@ def classifier_head(hidden: np.ndarray, pooler: dict, head: dict,
     return linear(pooled, head["W"], head["b"])                   # (B, C)
 
 
-def classifier_head_backward(d_logits: np.ndarray, cache: dict, pooler: dict, head: dict,
-                             g_pooler: dict, g_head: dict, T: int) -> np.ndarray:
+def classifier_head_backward(d_logits: np.ndarray, cache: dict,
+                             pooler: dict, head: dict, g_pooler: dict,
+                             g_head: dict, T: int) -> np.ndarray:
     """dW_c = p^T dz,  db_c = sum_b dz,  da = (dz W_c^T) (1 - p^2),
     dW_pool = h^T da,  db_pool = sum_b da,  dh_[CLS] = da W_pool^T.
 
@@ -35,11 +36,13 @@ def classifier_head_backward(d_logits: np.ndarray, cache: dict, pooler: dict, he
     zero but at the first position.
     """
     first, pooled = cache["first"], cache["pooled"]
-    d_pooled = linear_backward(d_logits, pooled, head["W"], g_head["W"], g_head["b"])
-    d_pre = d_pooled * (1 - pooled**2)                            # (B, H)
+    d_pooled = linear_backward(d_logits, pooled, head["W"],
+                               g_head["W"], g_head["b"])
+    d_pre = d_pooled * (1 - pooled**2)                          # (B, H)
     d_hidden = np.zeros((len(first), T, first.shape[1]), first.dtype)
-    d_hidden[:, 0] = linear_backward(d_pre, first, pooler["W"], g_pooler["W"], g_pooler["b"])
-    return d_hidden
+    d_hidden[:, 0] = linear_backward(d_pre, first, pooler["W"],
+                                     g_pooler["W"], g_pooler["b"])
+    return d_hidden                                             # (B, T, H)
 
 
 class SequenceClassifier:

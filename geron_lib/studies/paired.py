@@ -13,6 +13,18 @@ from scipy import stats
 from ..validate import check_number
 
 
+def _check_pairs(a: np.ndarray, b: np.ndarray, confidence) -> None:
+    if a.ndim != 1 or a.shape != b.shape:
+        raise ValueError(f"a and b must be 1-D and of one length (one value per seed), got shapes "
+                         f"{a.shape} and {b.shape}")
+    if len(a) < 2:
+        raise ValueError(f"a and b must hold at least 2 pairs for an interval, got {len(a)}")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError("a and b must be finite")
+    if not 0 < check_number("confidence", confidence) < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+
+
 @dataclass(frozen=True)
 class Interval:
     """A mean difference over n pairs and its confidence interval [low, high]."""
@@ -41,17 +53,10 @@ def paired_interval(a, b, confidence: float = 0.95) -> Interval:
     interval.
     """
     a, b = (np.asarray(x, dtype=np.float64) for x in (a, b))
-    if a.ndim != 1 or a.shape != b.shape:
-        raise ValueError(f"a and b must be 1-D and of one length (one value per seed), got shapes "
-                         f"{a.shape} and {b.shape}")
-    if len(a) < 2:
-        raise ValueError(f"a and b must hold at least 2 pairs for an interval, got {len(a)}")
-    if not (np.isfinite(a).all() and np.isfinite(b).all()):
-        raise ValueError("a and b must be finite")
-    if not 0 < check_number("confidence", confidence) < 1:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    _check_pairs(a, b, confidence)
     d = a - b
     n = len(d)
-    half = float(stats.t.ppf((1 + confidence) / 2, n - 1) * d.std(ddof=1) / math.sqrt(n))
+    t = stats.t.ppf((1 + confidence) / 2, n - 1)
+    half = float(t * d.std(ddof=1) / math.sqrt(n))
     mean = float(d.mean())
     return Interval(mean, mean - half, mean + half, n, confidence)

@@ -193,21 +193,28 @@ def token_table_rank(table: np.ndarray, *, centred: bool = False) -> dict:
 def moved_rows(initial: np.ndarray, trained: np.ndarray) -> np.ndarray:
     """r_i = ||w_i - w_i^0|| / ||w_i^0||,  moved_i = r_i >= MOVED.
 
-    Which rows of a token table training moved from their random start
-    (a row of a token that is rare in the training text barely moves:
-    its spectrum is the initialisation's, not what training learned).
+    Which rows of a token table training moved from their random start, by
+    at least their initial length (:data:`MOVED` times it).
     """
-    initial, trained = (np.asarray(t, dtype=np.float64) for t in (initial, trained))
-    change = np.linalg.norm(trained - initial, axis=1) / np.linalg.norm(initial, axis=1)
+    initial, trained = (np.asarray(t, dtype=np.float64)
+                        for t in (initial, trained))
+    change = (np.linalg.norm(trained - initial, axis=1)
+              / np.linalg.norm(initial, axis=1))
     return change >= MOVED
 
 
 def rank_in_text(table: np.ndarray, ids: np.ndarray, pad_id: int) -> dict:
-    """:func:`token_table_rank` (centred) of the token table's rows as a text uses them: one row per real
-    token of ``ids`` (not ``pad_id``), each token's row as often as it occurs. The context-independent
-    counterpart of :func:`hidden_rank` on the same positions: a row the text never uses weighs nothing."""
+    """r_eff(Z - mean row),  Z = [W[x_t]] for every real token t of ids.
+
+    :func:`token_table_rank` (centred) of the token table's rows as a text
+    uses them: one row per token of ``ids`` that is not ``pad_id``, each
+    token's row as often as it occurs. The context-independent counterpart
+    of :func:`hidden_rank` on the same positions: a row the text never uses
+    weighs nothing.
+    """
     ids = np.asarray(ids)
-    return token_table_rank(np.asarray(table)[ids[ids != pad_id]], centred=True)
+    return token_table_rank(np.asarray(table)[ids[ids != pad_id]],
+                            centred=True)
 
 
 def movement(model: MaskedLM, ids: np.ndarray, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
