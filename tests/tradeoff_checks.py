@@ -11,6 +11,9 @@ from geron_lib.costs.params import count_parameters
 from geron_lib.studies import finetuning as ft
 from geron_lib.studies import tradeoffs as tx
 
+#: What the script's last phase (measure, from the stored weights) adds to every run record
+MEASURED = {"effective_rank_in_text_centred", "rank_90_in_text_centred"}
+
 
 def as_stored(settings) -> dict:
     """A settings dataclass (Setup, FineTuning) as JSON stores it: its fields, rounded, read back."""
@@ -18,8 +21,9 @@ def as_stored(settings) -> dict:
 
 
 def check_stored_grid(stored: dict, setup: tx.Setup, budget: ft.FineTuning, run_keys) -> None:
-    """``stored`` is the whole grid of ``setup`` pretrained and fine-tuned with ``budget``; every run record
-    has exactly ``run_keys`` (what :func:`~geron_lib.studies.tradeoffs.train_one` returns)."""
+    """``stored`` is the whole grid of ``setup`` pretrained, fine-tuned with ``budget`` and measured; every
+    run record has exactly ``run_keys`` (what :func:`~geron_lib.studies.tradeoffs.train_one` returns) and
+    :data:`MEASURED`."""
     assert stored["setup"] == as_stored(setup)
     assert stored["finetuning_setup"] == as_stored(budget)
     assert stored["command"].startswith(".venv/bin/python scripts/tradeoff_experiment.py")
@@ -37,7 +41,7 @@ def check_stored_grid(stored: dict, setup: tx.Setup, budget: ft.FineTuning, run_
     cells = [(E, s, seed) for seed in setup.seeds for E, s in setup.grid()]
     assert [(r["E"], r["sharing"], r["seed"]) for r in stored["runs"]] == cells  # each once, in order
     for r in stored["runs"]:
-        assert set(r) == set(run_keys), r["E"]
+        assert set(r) == set(run_keys) | MEASURED, (r["E"], r["sharing"], r["seed"])
         assert r["held_out_step"] == steps
         assert len(r["held_out_loss"]) == setup.evaluations
         assert r["held_out_step"][-1] == data["steps_per_run"]
@@ -47,6 +51,8 @@ def check_stored_grid(stored: dict, setup: tx.Setup, budget: ft.FineTuning, run_
                                                    mlm_head=True).total
         assert 0 <= r["rows_moved"] <= setup.vocab_size
         assert 1 <= r["effective_rank_moved_centred"] <= r["E"]
+        assert 1 <= r["effective_rank_in_text_centred"] <= r["E"]
+        assert 1 <= r["rank_90_in_text_centred"] <= r["E"]
 
     assert set(stored["tasks"]) == set(ft.TASKS)
     assert stored["tasks"]["order"]["classes"] == ["in order", "swapped"]

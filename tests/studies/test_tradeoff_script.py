@@ -1,12 +1,15 @@
-"""scripts/tradeoff_experiment.py on a tiny grid: it stores every run and fine-tuning whole, a second run does
-nothing, and it resumes exactly what is missing (a run whose weights and fine-tuning are both gone)."""
+"""scripts/tradeoff_experiment.py on a tiny grid: it stores every run, fine-tuning and measure whole, a second
+run does nothing, and it resumes exactly what is missing (a run's measures; a run whose weights and
+fine-tuning are both gone)."""
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
 
-from tradeoff_checks import check_stored_grid
+import numpy as np
+from tradeoff_checks import MEASURED, check_stored_grid
 
 from geron_lib.studies import finetuning as ft
 from geron_lib.studies import tradeoffs as tx
@@ -50,29 +53,46 @@ def results(records) -> list[dict]:
 
 def test_stores_the_grid_whole_and_resumes_only_what_is_missing(tmp_path):
     lines = run_script(tmp_path)
-    assert lines[0] == "8 runs: 8 to pretrain, 8 to fine-tune; 1 workers"
+    assert lines[0] == "8 runs: 8 to pretrain, 8 to fine-tune, 8 to measure; 1 workers"
     path, cache = tmp_path / "grid.json", tmp_path / "cache"
     first = json.loads(path.read_text(encoding="utf-8"))
     assert SETUP.grid() == [(8, "none"), (8, "all"), (8, "attention"), (8, "ffn")]
     assert len(first["runs"]) == 8 and len(first["finetuning"]) == 16
-    keys = tx.train_one(SETUP, tx.data(SETUP), 8, "none", 0).keys()
+    d = tx.data(SETUP)
+    keys = tx.train_one(SETUP, d, 8, "none", 0).keys()
     check_stored_grid(first, SETUP, ft.FineTuning(), keys)
+    for r in first["runs"]:  # measured from the weights the run stored
+        with np.load(cache / f"E8-{r['sharing']}-seed{r['seed']}.npz") as arrays:
+            rank = tx.rank_in_text(arrays["embeddings.word"], d.held_ids, d.tokenizer.pad_id)
+        assert math.isclose(r["effective_rank_in_text_centred"], rank["effective_rank"], rel_tol=1e-3)
+        assert r["rank_90_in_text_centred"] == rank["rank_90"]
     assert first["command"] == ".venv/bin/python scripts/tradeoff_experiment.py " + " ".join(
         OPTIONS + ["--output", str(path), "--cache", str(cache)])
     assert sorted(p.name for p in cache.iterdir()) == sorted(f"E8-{s}-seed{seed}.npz" for seed in (0, 1)
                                                              for s in ("none", "all", "attention", "ffn"))
 
     # again: everything is stored, nothing runs
-    assert run_script(tmp_path)[0] == "8 runs: 0 to pretrain, 0 to fine-tune; 1 workers"
+    assert run_script(tmp_path)[0] == "8 runs: 0 to pretrain, 0 to fine-tune, 0 to measure; 1 workers"
     again = json.loads(path.read_text(encoding="utf-8"))
     assert again["runs"] == first["runs"] and again["finetuning"] == first["finetuning"]
     assert len(again["load_average"]) == 2 and again["seconds"] == first["seconds"]
 
     # a run's weights gone, but its fine-tuning stored: they are not needed again
     (cache / "E8-ffn-seed0.npz").unlink()
-    assert run_script(tmp_path)[0] == "8 runs: 0 to pretrain, 0 to fine-tune; 1 workers"
+    assert run_script(tmp_path)[0] == "8 runs: 0 to pretrain, 0 to fine-tune, 0 to measure; 1 workers"
     assert json.loads(path.read_text(encoding="utf-8"))["runs"] == first["runs"]
     assert not (cache / "E8-ffn-seed0.npz").exists()
+
+    # a run's measures gone, its weights there: only they are measured again
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    for key in MEASURED:
+        del stored["runs"][2][key]
+    path.write_text(json.dumps(stored), encoding="utf-8")
+    lines = run_script(tmp_path)
+    assert lines[0] == "8 runs: 0 to pretrain, 0 to fine-tune, 1 to measure; 1 workers"
+    assert [line.split(" |")[0] for line in lines if line.startswith("measure")] == [
+        "measure 1/1: E 8 attention seed 0"]
+    assert json.loads(path.read_text(encoding="utf-8"))["runs"] == first["runs"]
 
     # a run's fine-tuning and its weights gone: that run, and only it, is pretrained and fine-tuned again
     stored = json.loads(path.read_text(encoding="utf-8"))
@@ -80,9 +100,9 @@ def test_stores_the_grid_whole_and_resumes_only_what_is_missing(tmp_path):
     path.write_text(json.dumps(stored), encoding="utf-8")
     (cache / "E8-all-seed1.npz").unlink()
     lines = run_script(tmp_path)
-    assert lines[0] == "8 runs: 1 to pretrain, 1 to fine-tune; 1 workers"
-    done = [line.split(" |")[0] for line in lines if line.startswith(("pretrain", "fine-tune"))]
-    assert done == ["pretrain 1/1: E 8 all seed 1", "fine-tune 1/1: E 8 all seed 1"]
+    assert lines[0] == "8 runs: 1 to pretrain, 1 to fine-tune, 1 to measure; 1 workers"
+    done = [line.split(" |")[0] for line in lines if line.startswith(("pretrain", "fine-tune", "measure"))]
+    assert done == [f"{phase} 1/1: E 8 all seed 1" for phase in ("pretrain", "fine-tune", "measure")]
     last = json.loads(path.read_text(encoding="utf-8"))
     check_stored_grid(last, SETUP, ft.FineTuning(), keys)
     assert (cache / "E8-all-seed1.npz").is_file()

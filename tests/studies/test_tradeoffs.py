@@ -127,6 +127,23 @@ def test_moved_rows_by_hand():
     assert tx.moved_rows([[0.3, 0.4], [30.0, 40.0]], [[0.0, 0.9], [30.0, 45.0]]).tolist() == [True, False]
 
 
+def test_rank_in_text_by_hand():
+    # rows 1 to 4 are +-(1, 0) and +-(0, 2); the pad row 0 and the unused row 5 must weigh nothing
+    table = np.array([[9.0, 9.0], [1.0, 0.0], [-1.0, 0.0], [0.0, 2.0], [0.0, -2.0], [7.0, -7.0]])
+    once = tx.rank_in_text(table, np.array([[1, 2, 3, 4, 0, 0]]), pad_id=0)
+    # rows of mean zero; singular values are the column norms sqrt 2 and sqrt 8: p = (2/3, 1/3)
+    assert np.allclose(once["singular_values"], [math.sqrt(8), math.sqrt(2)])
+    entropy = -(2 / 3 * math.log(2 / 3) + 1 / 3 * math.log(1 / 3))
+    assert once["effective_rank"] == pytest.approx(math.exp(entropy))
+    # each row as often as its token occurs: (+-1, 0) twice each, norms sqrt 4 and sqrt 8
+    twice = tx.rank_in_text(table, np.array([[1, 1, 2, 0], [2, 3, 4, 0]]), pad_id=0)
+    assert np.allclose(twice["singular_values"], [math.sqrt(8), 2.0])
+    assert twice["rank_90"] == 2
+    # the shared direction of a text's rows does not count: it is centred
+    shifted = tx.rank_in_text(table + [3.0, 1.0], np.array([[1, 2, 3, 4, 0]]), pad_id=0)
+    assert np.allclose(shifted["singular_values"], once["singular_values"])
+
+
 def test_saved_weights_reload_into_the_trained_encoder(tmp_path):
     d = tx.data(TINY)
     E, sharing, seed = 16, "attention", 1
