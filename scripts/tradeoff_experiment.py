@@ -101,17 +101,8 @@ def _measure(job):
 
 def _describe(setup: tx.Setup, budget: ft.FineTuning) -> dict:
     d = tx.data(setup)
-    n_special = len(d.tokenizer.special_ids)
-    counts = np.bincount(d.train_ids.ravel(), minlength=setup.vocab_size)[n_special:]
     tasks = ft.tasks(d.task_paragraphs, d.tokenizer, setup.T, budget)
-    return {"data": {"corpus": setup.corpus, "tokenizer": repr(d.tokenizer),
-                     "train_rows": len(d.train_ids), "held_out_rows": len(d.held_ids),
-                     "train_tokens": int((d.train_ids != 0).sum()),
-                     "held_out_predictions": int(d.held_out.selected.sum()),
-                     "task_paragraphs": len(d.task_paragraphs),
-                     "steps_per_run": setup.training(0).total_steps(len(d.train_ids)),
-                     "tokens_unseen_in_training": int((counts == 0).sum()),
-                     "unigram_loss": tx.unigram_loss(d.train_ids, d.held_out, setup.vocab_size, n_special)},
+    return {"data": tx.describe(setup, d),
             "tasks": {name: {"classes": list(t.classes), "train_examples": len(t.train[0]),
                              "test_examples": len(t.test[0]),
                              "test_counts": np.bincount(t.test[2], minlength=len(t.classes)).tolist(),
@@ -189,7 +180,9 @@ def main(argv: list[str]) -> None:
     args.cache.mkdir(parents=True, exist_ok=True)
     cells = [(E, s, seed) for seed in setup.seeds for E, s in grid]
     pretrained = {(r["E"], r["sharing"], r["seed"]) for r in stored["runs"]}
-    tuned = {(r["E"], r["sharing"], r["seed"]) for r in stored["finetuning"]}
+    records = [(r["E"], r["sharing"], r["seed"]) for r in stored["finetuning"]]
+    tuned = {c for c in records if records.count(c) == len(stored["tasks"])}  # every task's record
+    stored["finetuning"] = [r for r in stored["finetuning"] if (r["E"], r["sharing"], r["seed"]) in tuned]
     measured = {(r["E"], r["sharing"], r["seed"]) for r in stored["runs"] if MEASURED in r}
     missing = [c for c in cells
                if not (c in tuned and c in measured) and not _weights(args.cache, *c).is_file()]

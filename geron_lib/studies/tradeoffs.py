@@ -257,7 +257,8 @@ def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
     table = model.encoder.embeddings["word"]
     trained, centred = token_table_rank(table), token_table_rank(table, centred=True)
     moved = moved_rows(start_table, table)
-    moved_rank = token_table_rank(table[moved], centred=True)
+    moved_rank = (token_table_rank(table[moved], centred=True) if moved.sum() >= 2
+                  else {"effective_rank": None, "rank_90": None})  # no spectrum of fewer than two rows
     hidden = hidden_rank(model, d.held_ids, d.tokenizer.pad_id)
     if save_to is not None:
         np.savez(save_to, **encoder_arrays(model.encoder))
@@ -281,6 +282,21 @@ def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
             "rank_90_hidden_centred": hidden["rank_90"]}
 
 
+def describe(setup: Setup, d: Data) -> dict:
+    """The data a grid trains on, as its result records it: corpus, tokenizer, sizes, steps per run, the
+    vocabulary's tokens that the training text never uses, and the unigram baseline."""
+    n_special = len(d.tokenizer.special_ids)
+    counts = np.bincount(d.train_ids.ravel(), minlength=setup.vocab_size)[n_special:]
+    return {"corpus": setup.corpus, "tokenizer": repr(d.tokenizer),
+            "train_rows": len(d.train_ids), "held_out_rows": len(d.held_ids),
+            "train_tokens": int((d.train_ids != 0).sum()),
+            "held_out_predictions": int(d.held_out.selected.sum()),
+            "task_paragraphs": len(d.task_paragraphs),
+            "steps_per_run": setup.training(0).total_steps(len(d.train_ids)),
+            "tokens_unseen_in_training": int((counts == 0).sum()),
+            "unigram_loss": unigram_loss(d.train_ids, d.held_out, setup.vocab_size, n_special)}
+
+
 def run(setup: Setup = Setup(), *, progress: Callable[[int], Callable[[str], None]] | None = None,
         done: Callable[[dict], None] | None = None) -> dict:
     """Train every cell of :meth:`Setup.grid` with every seed; returns the setup, the data's description
@@ -294,12 +310,7 @@ def run(setup: Setup = Setup(), *, progress: Callable[[int], Callable[[str], Non
     d = data(setup)
     steps = setup.training(0).total_steps(len(d.train_ids))
     bar = progress(len(setup.grid()) * len(setup.seeds) * steps) if progress else None
-    n_special = len(d.tokenizer.special_ids)
-    description = {"corpus": setup.corpus, "tokenizer": repr(d.tokenizer),
-                   "train_rows": len(d.train_ids), "held_out_rows": len(d.held_ids),
-                   "train_tokens": int((d.train_ids != 0).sum()),
-                   "held_out_predictions": int(d.held_out.selected.sum()), "steps_per_run": steps,
-                   "unigram_loss": unigram_loss(d.train_ids, d.held_out, setup.vocab_size, n_special)}
+    description = describe(setup, d)
     runs = []
     for seed in setup.seeds:              # seed by seed, so that a slow spell of the machine hits every cell
         for E, sharing in setup.grid():

@@ -78,3 +78,12 @@ def test_script_writes_the_committed_bytes(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "scripts" / "make_docs_corpus.py"), str(SOURCES), str(out)],
                    check=True, capture_output=True, cwd=ROOT)
     assert out.read_bytes() == corpus.DOCS_PATH.read_bytes()
+
+
+def test_the_corpus_is_package_data():
+    # a wheel (a non-editable install, Colab's pip install) holds only the package data pyproject.toml lists
+    import tomllib
+    listed = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+        "package-data"]["geron_lib.pretraining"]
+    inside = corpus.DOCS_PATH.relative_to(corpus.DOCS_PATH.parents[1])
+    assert any(inside.match(pattern) for pattern in listed), (inside, listed)
