@@ -40,7 +40,7 @@ def check_maskable(ids, tokenizer: Tokenizer) -> np.ndarray:
 
 def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
               max_ngram: int = 1, rng=0) -> MaskedBatch:
-    """selected ~ Bernoulli(p) per non-special token, or spans of n ~ p(n) tokens when max_ngram > 1.
+    """selected ~ Bernoulli(p) per non-special token (n-gram spans if N > 1).
 
     A selected token -> [MASK] 80 %, a random word 10 %, kept 10 %: BERT's
     masking procedure on (B, T) ids. The model predicts the original token
@@ -68,7 +68,8 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
         span = _ngram_spans(ids >= n_special, mask_prob, max_ngram, rng)
         selected = span >= 0
         u = np.ones(ids.shape)
-        u[selected] = rng.random(span.max() + 1)[span[selected]]  # one draw per span
+        # one draw per span
+        u[selected] = rng.random(span.max() + 1)[span[selected]]
     random_words = rng.integers(n_special, tokenizer.vocab_size, ids.shape)
     decision = np.where(u < 0.8, MASKED, np.where(u < 0.9, RANDOM, KEPT))
     decision = np.where(selected, decision, NOT_SELECTED).astype(np.int8)
