@@ -116,7 +116,8 @@ def test_recipe_table_lists_every_item_of_the_paper(table_rows):
     assert [r[3] for r in table_rows if r[0] == "dropout"] == ["yes"]
 
 
-@pytest.mark.parametrize("name", ["fig-tradeoffs-curves", "fig-tradeoffs-loss", "fig-tradeoffs-figure1",
+@pytest.mark.parametrize("name", ["fig-tradeoffs-curves", "fig-tradeoffs-long", "fig-tradeoffs-loss",
+                                  "fig-tradeoffs-figure1",
                                   "fig-tradeoffs-spectrum"])
 def test_figures_of_the_trained_grid_are_drawn(name):
     cells = [c for c in notebook(PAGE)["cells"]
@@ -124,3 +125,68 @@ def test_figures_of_the_trained_grid_are_drawn(name):
     assert len(cells) == 1
     data = [o.get("data", {}) for o in cells[0].get("outputs", [])]
     assert any("image/png" in d or "image/svg+xml" in d for d in data)
+
+
+# The chapter's prose (and chapters 1 and 2's pointers to it) states these findings about the stored grid;
+# each must hold for the stored numbers, or the sentence must change.
+from geron_lib.studies import tradeoff_results as tr  # noqa: E402
+from geron_lib.studies.paired import paired_interval  # noqa: E402
+
+BEST = (SETUP.hidden_size, "none")
+
+
+def test_claims_about_how_far_the_grid_learned():
+    below = GRID["data"]["unigram_loss"] - np.mean(list(_values("held_out_loss", *BEST).values()))
+    assert 0 < below < 1.0                                   # "short of the 1 nat this grid aimed at"
+    late = tr.late_improvement(GRID, BEST)
+    best = list(_values("held_out_loss", *BEST).values())
+    assert np.mean(list(late.values())) > max(best) - min(best)   # "had not flattened"
+    assert all(min(tr.late_improvement(GRID, c).values()) > 0 for c in SETUP.grid())  # "still falls"
+    long = tx.load_stored(tx.LONG_RUN)
+    (run,) = long["runs"]
+    loss = np.array(run["held_out_loss"])
+    drop = int(np.argmax(-np.diff(loss)))
+    assert GRID["data"]["steps_per_run"] <= run["held_out_step"][drop]   # "end before that fall"
+    assert long["data"]["unigram_loss"] - loss[-1] > 1.0
+
+
+def test_claims_about_tables_3_and_4():
+    found = {(c.table, c.measure, c.cell): c.interval for c in tr.comparisons(GRID)}
+    for sharing in ("none", "all"):
+        for E in SETUP.embedding_sizes[:-1]:
+            i = found[("3", "held_out_loss", (E, sharing))]
+            assert i.resolved and i.mean > 0                 # "narrowing E raised the held-out loss"
+    all64 = found[("4", "held_out_loss", (64, "all"))]
+    assert all64.resolved and all64.mean > 0
+    for cell in ((64, "attention"), (64, "ffn"), (16, "all"), (16, "attention"), (16, "ffn")):
+        assert not found[("4", "held_out_loss", cell)].resolved   # "not resolved at this size"
+    resolved = [key for key, i in found.items() if key[1] != "held_out_loss" and i.resolved]
+    assert resolved == [("3", "accuracy:section", (8, "all"))]   # "one is resolved"
+    assert found[resolved[0]].mean < 0
+    majority = GRID["tasks"]["section"]["majority_accuracy"]
+    assert all(v == majority for v in _values("accuracy:section", 8, "all").values())
+    order_majority = GRID["tasks"]["order"]["majority_accuracy"]
+    order = [np.mean(list(_values("accuracy:order", *c).values())) for c in SETUP.grid()]
+    assert max(abs(v - order_majority) for v in order) < 0.05   # "around the majority class"
+    section = [np.mean(list(_values("accuracy:section", *c).values())) for c in SETUP.grid()]
+    assert max(section) > majority                           # "the models beat the majority class"
+
+
+def test_claims_about_figure_1_and_the_rank():
+    for r in GRID["runs"]:
+        d = r["movement_distance"]
+        if (r["E"], r["sharing"]) == (64, "all"):
+            assert all(np.diff(d) < 0)                       # "falls from each layer to the next"
+        if (r["E"], r["sharing"]) == (64, "none"):
+            assert d[1] < d[0] and d[-1] > d[-2]             # "dips ... and rises again at the last"
+    for E in (64, 16):
+        assert not tr.compare(GRID, "smoothness", (E, "all"), (E, "none")).resolved
+    moved = tr.per_seed(GRID, "rows_moved", BEST)
+    assert all(v == SETUP.vocab_size for v in moved.values())   # "leaves nothing out"
+    def gap(key):
+        a, b = tr.per_seed(GRID, key, BEST), tr.per_seed(GRID, "effective_rank_hidden_centred", BEST)
+        return paired_interval([a[s] for s in SETUP.seeds], [b[s] for s in SETUP.seeds])
+    assert not gap("effective_rank_moved_centred").resolved
+    text = gap("effective_rank_in_text_centred")
+    assert text.resolved and text.mean < 0                   # "fewer ... resolved"
+    assert tr.compare(GRID, "held_out_loss", (16, "none"), BEST).mean > 0   # chapter 1: "raised"
