@@ -78,3 +78,14 @@ def test_every_eval_name_is_bound_above_whatever_the_branch(docname):
                 if name not in bound:
                     missing.append(f"cell {index}: {name}")
     assert not missing, f"{docname}: {{eval}} names not surely bound above their prose: {missing}"
+
+
+@pytest.mark.parametrize("docname", notebook_pages())
+def test_every_eval_is_what_the_book_may_evaluate(docname):
+    # myst-nb leaves an {eval} that nb_eval_name_regex refuses empty, with no warning: the page would show
+    # a blank where the number belongs
+    allowed = re.compile(config()["sphinx"]["config"]["nb_eval_name_regex"])
+    nb = nbformat.read(source(docname), as_version=4)
+    refused = [expression for cell in nb.cells if cell.cell_type == "markdown"
+               for expression in EVAL.findall(cell.source) if not allowed.match(expression)]
+    assert not refused, f"{docname}: {{eval}} expressions that nb_eval_name_regex refuses: {refused}"
