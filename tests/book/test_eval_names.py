@@ -89,3 +89,12 @@ def test_every_eval_is_what_the_book_may_evaluate(docname):
     refused = [expression for cell in nb.cells if cell.cell_type == "markdown"
                for expression in EVAL.findall(cell.source) if not allowed.match(expression)]
     assert not refused, f"{docname}: {{eval}} expressions that nb_eval_name_regex refuses: {refused}"
+
+
+@pytest.mark.parametrize("docname", notebook_pages())
+def test_no_prose_line_starts_as_a_comment(docname):
+    # MyST reads a line that starts with % as a comment and drops it from the page, silently
+    nb = nbformat.read(source(docname), as_version=4)
+    dropped = [line for cell in nb.cells if cell.cell_type == "markdown"
+               for line in cell.source.splitlines() if line.startswith("%")]
+    assert not dropped, f"{docname}: prose lines MyST would drop as comments: {dropped}"
