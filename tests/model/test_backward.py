@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from randomised import randomised
 
 from geron_lib import EncoderConfig, count_parameters
 from geron_lib.model.gradcheck import check_gradients, numeric_gradient, relative_error
@@ -25,13 +26,6 @@ def tiny_config(**kw) -> EncoderConfig:
                   intermediate_size=8, max_position_embeddings=8, initializer_range=0.5)
     return EncoderConfig(**(fields | kw))
 
-
-def randomised(model, seed: int):
-    """Move every parameter off its initial value, so zero biases and unit gains are not special points."""
-    rng = np.random.default_rng(seed)
-    for p in model.parameters().values():
-        p += rng.normal(0, 0.3, p.shape)
-    return model
 
 
 def preactivations(model, batch) -> np.ndarray:

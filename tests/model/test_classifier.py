@@ -4,6 +4,7 @@ from_encoder's copy."""
 
 import numpy as np
 import pytest
+from randomised import randomised
 
 from geron_lib import EncoderConfig
 from geron_lib.interop.hf_config import config_to_hf
@@ -33,13 +34,6 @@ def tiny_config(**kw) -> EncoderConfig:
                   hidden_act="gelu")
     return EncoderConfig(**(fields | kw))
 
-
-def randomised(model, seed: int):
-    """Every parameter moved off its initial value (zero biases and unit gains are special points)."""
-    rng = np.random.default_rng(seed)
-    for p in model.parameters().values():
-        p += rng.normal(0, 0.3, p.shape)
-    return model
 
 
 def hand_loss(logits: np.ndarray, labels: np.ndarray) -> float:
