@@ -133,7 +133,8 @@ def hf_train_mlm(hf, hf_tok, train_ids, *,
                  schedule: Callable[[int], float], held_out: MaskedBatch,
                  weight_decay: float = 0.01, max_grad_norm: float = 1.0,
                  mask_prob: float = 0.15, seed: int = 1,
-                 threads: int | None = 1) -> dict[str, list[float]]:
+                 threads: int | None = 1,
+                 record: list | None = None) -> dict[str, list[float]]:
     """theta <- AdamW(theta, clip(grad L(theta; collator(batch))), lr(t)).
 
     For every batch of every epoch: chapter 4's loop as a transformers
@@ -147,7 +148,8 @@ def hf_train_mlm(hf, hf_tok, train_ids, *,
     as many as it likes). Trainer picks the device (a GPU when there is
     one), and ``accelerate launch`` or ``torchrun`` run the same call on
     several. Returns per epoch the mean training loss and the loss on
-    ``held_out``'s fixed masks after it.
+    ``held_out``'s fixed masks after it; ``record``, a list, receives every
+    batch the collator hands the Trainer (its tensors as numpy arrays).
     """
     import torch
     from transformers import (
@@ -170,6 +172,8 @@ def hf_train_mlm(hf, hf_tok, train_ids, *,
                         f"got {type(schedule).__name__}")
     if threads is not None:
         threads = check_int("threads", threads, minimum=1)
+    if record is not None:
+        check_type("record", record, list)
     held_out_inputs, held_out_loss = hf_mlm_inputs(held_out), []
 
     class HeldOutLoss(TrainerCallback):
@@ -199,6 +203,13 @@ def hf_train_mlm(hf, hf_tok, train_ids, *,
     # same place of their batches the same selected positions
     collator = DataCollatorForLanguageModeling(
         hf_tok, mlm_probability=mask_prob, seed=seed + args.process_index)
+    if record is not None:
+        collate = collator
+
+        def collator(examples):
+            batch = collate(examples)
+            record.append({k: v.numpy().copy() for k, v in batch.items()})
+            return batch
     # the collator pads each batch
     examples = _examples(np.asarray(train_ids), hf_tok.pad_token_id)
     trainer = Trainer(model=hf, args=args, train_dataset=examples,
