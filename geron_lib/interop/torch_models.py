@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import EncoderConfig, max_length
-from ..validate import check_choice, check_int, check_number
+from ..validate import check_choice, check_int, check_number, check_type
 from .hf_config import config_to_hf
 from .hf_weights import encoder_from_hf
 
@@ -98,14 +98,21 @@ def random_batch(config: EncoderConfig, batch: int, seq_len: int, seed: int = 0)
 
 def compare_forward(config: EncoderConfig, *, seed: int = 0,
                     batch: int = 3, seq_len: int = 16,
-                    perturb: float = 0.1) -> dict[str, float]:
+                    perturb: float = 0.1,
+                    read_as: EncoderConfig | None = None) -> dict[str, float]:
     """diff = max |h_transformers - h_geron_lib|   (float32).
 
     For the last hidden states and for the pooled outputs. Builds the
     transformers model with a pooler and random weights, reads its state
     dict with :func:`~geron_lib.interop.hf_weights.encoder_from_hf` and runs
     both on one padded batch: the same ids, token types and attention mask.
+    ``read_as``: the configuration geron_lib reads the weights into (default
+    ``config``); a deliberate mistake in it, such as the other GELU, shows
+    how far that mistake moves the outputs.
     """
+    if read_as is None:
+        read_as = config
+    check_type("read_as", read_as, EncoderConfig)
     import torch
 
     model = hf_model(config, head="pooler", seed=seed, perturb=perturb)
@@ -114,7 +121,7 @@ def compare_forward(config: EncoderConfig, *, seed: int = 0,
         theirs = model(input_ids=torch.from_numpy(ids),
                        token_type_ids=torch.from_numpy(types),
                        attention_mask=torch.from_numpy(mask))
-    encoder = encoder_from_hf(config, numpy_state_dict(model),
+    encoder = encoder_from_hf(read_as, numpy_state_dict(model),
                               dtype=np.float32)
     hidden = encoder(ids, token_type_ids=types, attention_mask=mask)
     pooled = encoder.pool(hidden)

@@ -128,6 +128,23 @@ def test_comparison_can_fail(hf):
     assert gap(config.replace(layer_norm_eps=1.0)) > 100 * TOLERANCE
 
 
+@pytest.mark.parametrize("name", ["albert-base-v2", "bert-base", "roberta-base"])
+def test_the_wrong_gelu_fails_the_appendix_check(hf, name):
+    # Appendix A1's claim: a model run with the other GELU fails the 1e-4 check at the check's own sizes
+    config = PRESETS[name].replace(vocab_size=1000)
+    if config.model_type != "albert":
+        config = config.replace(num_hidden_layers=2)
+    other = {"gelu": "gelu_new", "gelu_new": "gelu"}[config.hidden_act]
+    right = hf.compare_forward(config, seed=0, batch=3, seq_len=32)
+    wrong = hf.compare_forward(config, seed=0, batch=3, seq_len=32, read_as=config.replace(hidden_act=other))
+    assert max(right.values()) < TOLERANCE < wrong["last_hidden_state"], (right, wrong)
+
+
+def test_compare_forward_refuses_a_read_as_that_is_no_config(hf):
+    with pytest.raises(TypeError, match="read_as must be an EncoderConfig"):
+        hf.compare_forward(PRESETS["tiny-albert"], read_as={"hidden_act": "gelu"})
+
+
 def test_head_model_state_dict_gives_the_base_models_hidden_states(hf):
     import torch
 
