@@ -41,7 +41,7 @@ from .plots import PALETTE, fixed_layout, new_figure
 
 #: Width and height (inches) every diagram needs: its own figure's size, the least size of a given ``ax``.
 SIZES = {"encoder_block": (9.0, 5.0), "embedding": (9.0, 2.7), "output_projection": (9.0, 3.4),
-         "sharing": (9.0, 2.9), "masking_timeline": (9.0, 2.0)}
+         "sharing": (9.0, 2.9), "masking_timeline": (9.0, 2.0), "recurrence": (9.0, 3.0)}
 #: The most epochs a masking timeline shows (one column each, at a readable width).
 MAX_EPOCHS = 40
 LABEL, SMALL, TITLE = 9, 8, 10  # font sizes (points): nothing below 8
@@ -503,6 +503,53 @@ def masking_timeline_diagram(epochs: int = 8, copies: int = 3, *, ax: Axes | Non
                         f"{', '.join(map(str, used))} ({drawn} in all)")
     alt = (f"Over {_n(epochs, 'epoch')} (e = 0 to {epochs - 1}), the masking each epoch uses: "
            + "; ".join(alt_rows) + ".")
+    return c.done(alt)
+
+
+# 6. Sharing among its relatives ---------------------------------------------------------------------------
+
+#: The four ways of stacking blocks that chapter 2 sets side by side: name, what is stored, how deep it runs.
+RECURRENCE_KINDS = (
+    ("bert", "BERT", "L different blocks", "runs each once: L = {L}"),
+    ("albert", "ALBERT", "one block", "runs it exactly L = {L} times"),
+    ("universal", "Universal Transformer", "one block", "runs it until each position halts"),
+    ("equilibrium", "Deep equilibrium model", "one block", "iterates it to a fixed point"),
+)
+
+
+def recurrence_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[Figure, str]:
+    """X_l = Block_l(X_{l-1}) (BERT),  X_l = Block(X_{l-1}), l = 1 ... L (ALBERT),  Block repeated until each
+    position halts (Universal Transformer),  X* = Block(X*; X_0) (deep equilibrium model): what each stores,
+    and how deep it runs. The stored counts are the library's, for ``config``'s block unshared and all shared."""
+    check_type("config", config, EncoderConfig)
+    c = _Canvas(ax, "recurrence")
+    L, H = config.num_hidden_layers, config.hidden_size
+    stored = {"bert": count_parameters(config.replace(sharing="none")).encoder,
+              "albert": count_parameters(config.replace(sharing="all")).encoder}
+    stored["universal"] = stored["equilibrium"] = stored["albert"]
+    width = c.width
+    _title(c, f"Depth from stored blocks: BERT, ALBERT and two relatives, at H = {H}")
+    pitch = width / len(RECURRENCE_KINDS)
+    colours = (ROLE["ffn"], ROLE["query_key"], ROLE["value"], ROLE["heads"])
+    alt_parts = []
+    for k, ((kind, name, what, depth), colour) in enumerate(zip(RECURRENCE_KINDS, colours, strict=True)):
+        x = (k + 0.5) * pitch
+        _text(c, f"{kind}_name", (x, 2.45), name, LABEL, ha="center", fontweight="bold")
+        if kind == "bert":
+            for i, (y, label) in enumerate(((1.95, "block 1"), (1.5, "block 2"), (0.95, f"block {L}"))):
+                _box(c, f"{kind}{i}", (x, y), (1.3, 0.32), colour, label)
+            _arrow(c, (x, 1.79), (x, 1.66), lw=0.8)
+            _text(c, f"{kind}_more", (x, 1.22), "...", LABEL, ha="center")
+        else:
+            _box(c, kind, (x, 1.45), (1.3, 0.5), colour, what)
+            right, top = x + 0.65, 1.7
+            _path(c, [(right, 1.45), (right + 0.25, 1.45), (right + 0.25, top + 0.3), (x, top + 0.3),
+                      (x, top)])
+        _text(c, f"{kind}_depth", (x, 0.55), depth.format(L=L), SMALL, ha="center")
+        _count_text(c, f"{kind}_stored", (x, 0.25), f"stores {stored[kind]:,}", SMALL, ha="center")
+        alt_parts.append(f"{name} stores {what} ({stored[kind]:,} parameters here) and {depth.format(L=L)}")
+    alt = (f"Four ways of stacking encoder blocks at H = {H} with L = {_n(L, 'layer')}: "
+           + "; ".join(alt_parts) + ".")
     return c.done(alt)
 
 

@@ -29,7 +29,7 @@ from geron_lib.pretraining.masking import SCHEDULES, MaskingSchedule, draws_per_
 from geron_lib.pretraining.tokenizer import WordTokenizer
 
 CONFIG_DIAGRAMS = (D.encoder_block_diagram, D.embedding_diagram, D.output_projection_diagram,
-                   D.sharing_diagram)
+                   D.sharing_diagram, D.recurrence_diagram)
 BOOK = ["bert-base", "albert-base-v2", "tiny-bert", "tiny-albert", "roberta-base", "albert-xxlarge-v2"]
 
 
@@ -168,7 +168,26 @@ def test_sharing_draws_an_arrow_per_layer_to_the_stored_copies(sharing, L):
     assert f"L = {L} layer" in alt and f"'{sharing}'" in alt and f"{c.encoder:,}" in alt
 
 
-# 5. masking timelines ------------------------------------------------------------------------------------
+# 5. sharing among its relatives -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["albert-base-v2", "bert-large", "tiny-albert"])
+def test_recurrence_shows_what_each_relative_stores_and_how_deep_it_runs(name):
+    config = PRESETS[name]
+    L = config.num_hidden_layers
+    fig, alt = D.recurrence_diagram(config)
+    unshared = count_parameters(config.replace(sharing="none")).encoder
+    shared = count_parameters(config.replace(sharing="all")).encoder
+    assert count(fig, "bert_stored") == unshared
+    assert count(fig, "albert_stored") == count(fig, "universal_stored") == count(fig, "equilibrium_stored")
+    assert count(fig, "albert_stored") == shared
+    assert texts(fig)["label-bert2"].get_text() == f"block {L}"
+    assert texts(fig)["text-albert_depth"].get_text() == f"runs it exactly L = {L} times"
+    for name_ in ("BERT", "ALBERT", "Universal Transformer", "Deep equilibrium model"):
+        assert name_ in alt
+    assert f"{unshared:,}" in alt and f"{shared:,}" in alt
+
+
+# 6. masking timelines ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("epochs, copies", [(8, 3), (40, 10), (1, 1), (5, 7)])
 def test_masking_timeline_shows_which_masking_each_epoch_uses(epochs, copies):
@@ -203,6 +222,7 @@ def _layout_cases():
     for L in (1, 2, 3, 24):
         for sharing in SHARING:
             yield D.sharing_diagram, _config(4096, L=L, sharing=sharing)
+        yield D.recurrence_diagram, _config(4096, L=L)
 
 
 @pytest.mark.parametrize("fn, config", list(_layout_cases()))
@@ -243,7 +263,8 @@ from geron_lib import PRESETS
 from geron_lib.notebook import diagrams as D
 config = PRESETS["albert-base-v2"]
 figs = [fn(config)[0] for fn in (D.encoder_block_diagram, D.embedding_diagram, D.output_projection_diagram,
-                                 D.sharing_diagram)] + [D.masking_timeline_diagram(8, 3)[0]]
+                                 D.sharing_diagram, D.recurrence_diagram)]
+figs.append(D.masking_timeline_diagram(8, 3)[0])
 print(" ".join(hashlib.sha256(D.svg(f).encode()).hexdigest() for f in figs))
 """
 
