@@ -4,6 +4,7 @@ tests/studies/test_roberta_paper.py, and the wrong-GELU check in tests/interop/t
 
 import re
 
+import pytest
 from book_site.pages import text_of
 
 
@@ -36,3 +37,15 @@ def test_chapter_3_reads_bhojanapalli_in_the_books_notation():
     paragraph = prose("book/03_output_projection").split("**Bhojanapalli et al.**")[1].split("**")[0]
     assert "smaller embedding size" not in paragraph
     assert "the $H$ of this book" in paragraph and "not ALBERT's token-table width $E$" in paragraph
+
+
+@pytest.mark.parametrize("docname", ["book/02_cross_layer_sharing", "book/03_output_projection",
+                                     "book/05_albert_tradeoffs"])
+def test_the_machines_cores_are_computed_not_typed(docname):
+    assert not re.search(r"\btwo[- ](CPU )?cores?\b|\btwo-core\b|\b2[- ]cores?\b", prose(docname))
+
+
+def test_chapter_2_does_not_claim_the_caches_set_the_times():
+    text = prose("book/02_cross_layer_sharing")
+    assert "The bytes explain the order" not in text and "that is why `ffn` comes close" not in text
+    assert "{eval}`time_gap_text`" in text and "{eval}`fits_text`" in text
