@@ -24,15 +24,24 @@ from .layers import linear, linear_backward, rows, softmax, softmax_backward
 
 
 def split_heads(x: np.ndarray, num_attention_heads: int) -> np.ndarray:
-    """(B, T, H) -> (B, h, T, d_head): head i takes columns i*d_head .. (i+1)*d_head - 1."""
+    """head_i = x[..., i d_head : (i+1) d_head]: (B, T, H) -> (B, h, T, d_head)
+
+    Head i takes the columns i*d_head .. (i+1)*d_head - 1.
+    """
     B, T, H = x.shape
-    return x.reshape(B, T, num_attention_heads, H // num_attention_heads).transpose(0, 2, 1, 3)
+    h = num_attention_heads
+    heads = x.reshape(B, T, h, H // h)  # (B, T, h, d_head)
+    return heads.transpose(0, 2, 1, 3)  # (B, h, T, d_head)
 
 
 def merge_heads(x: np.ndarray) -> np.ndarray:
-    """(B, h, T, d_head) -> (B, T, H): concat(x_1, ..., x_h), the inverse of :func:`split_heads`."""
+    """concat(x_1, ..., x_h) = merge_heads(x):  (B, h, T, d_head) -> (B, T, H).
+
+    The inverse of :func:`split_heads`.
+    """
     B, h, T, d_head = x.shape
-    return x.transpose(0, 2, 1, 3).reshape(B, T, h * d_head)
+    side_by_side = x.transpose(0, 2, 1, 3)  # (B, T, h, d_head)
+    return side_by_side.reshape(B, T, h * d_head)
 
 
 def additive_mask(attention_mask: np.ndarray, dtype) -> np.ndarray:

@@ -41,7 +41,8 @@ from .plots import PALETTE, fixed_layout, new_figure
 
 #: Width and height (inches) every diagram needs: its own figure's size, the least size of a given ``ax``.
 SIZES = {"encoder_block": (9.0, 5.0), "embedding": (9.0, 2.7), "output_projection": (9.0, 3.4),
-         "sharing": (9.0, 2.9), "masking_timeline": (9.0, 2.0), "recurrence": (9.0, 3.0)}
+         "sharing": (9.0, 2.9), "masking_timeline": (9.0, 2.0), "recurrence": (9.0, 3.0),
+         "head_split": (9.0, 2.6)}
 #: The most epochs a masking timeline shows (one column each, at a readable width).
 MAX_EPOCHS = 40
 LABEL, SMALL, TITLE = 9, 8, 10  # font sizes (points): nothing below 8
@@ -409,6 +410,71 @@ def output_projection_diagram(config: EncoderConfig, *, ax: Axes | None = None) 
     return c.done(alt)
 
 
+def _strips(c: _Canvas, name: str, x0, y0, w, ht, h: int, *, rows: bool = False):
+    """A w x ht rectangle cut into h coloured strips, one per head: columns, or with ``rows`` rows (head 1
+    on top)."""
+    for i in range(h):
+        step = (ht if rows else w) / h
+        xy, sw, sh = ((x0, y0 + ht - (i + 1) * step), w, step) if rows else ((x0 + i * step, y0), step, ht)
+        c.patch(f"box-{name}_head{i + 1}", Rectangle, xy=xy, width=sw, height=sh, facecolor=_head_colour(i),
+                edgecolor="white", linewidth=0.4 if h <= 16 else 0)
+    c.patch(f"box-{name}", Rectangle, xy=(x0, y0), width=w, height=ht, fill=False, edgecolor="#333333",
+            zorder=1.5)
+
+
+def _deck(c: _Canvas, name: str, x0, y0, w, ht, h: int):
+    """h tiles of w x ht, head 1 in front and the others behind it, up and to the right."""
+    offset = 0.0 if h == 1 else min(0.08, 0.45 / (h - 1))
+    for i in range(h):
+        c.patch(f"box-{name}{i + 1}", Rectangle, xy=(x0 + i * offset, y0 + i * offset), width=w, height=ht,
+                facecolor=_head_colour(i), edgecolor="white" if h <= 16 else _head_colour(i), linewidth=0.6,
+                zorder=1 + (h - i) / (h + 1))
+    return x0 + w + (h - 1) * offset
+
+
+def head_split_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[Figure, str]:
+    """(B, T, H) -split-> (B, h, T, d_head) -attend-> (B, h, T, d_head) -merge-> (B, T, H), then x W_O: head
+    i's d_head columns of the merged values meet W_O's rows i d_head ... (i + 1) d_head - 1
+    (:func:`~geron_lib.model.attention.split_heads`, :func:`~geron_lib.model.attention.merge_heads`)."""
+    check_type("config", config, EncoderConfig)
+    c = _Canvas(ax, "head_split")
+    H, h, d = config.hidden_size, config.num_attention_heads, config.d_head
+    _title(c, f"Splitting and merging heads: H = {H} = h x d_head = {h} x {d}")
+    y0, ht = 0.95, 0.8
+    label_y, shape_y = y0 + ht + 0.25, y0 - 0.15
+
+    def shape(name, x, symbols, numbers):
+        _text(c, f"{name}_shape", (x, shape_y), symbols, SMALL, ha="center")
+        _text(c, f"{name}_sizes", (x, shape_y - _line_height(SMALL)), numbers, SMALL, ha="center")
+
+    _strips(c, "values", 0.3, y0, 1.2, ht, h)
+    _text(c, "values", (0.9, label_y), "values $V = X W_V + b_V$", LABEL, ha="center")
+    shape("values", 0.9, "(B, T, H)", f"= (B, T, {H})")
+    for name, x_from, x_to in (("split", 1.6, 2.3), ("attend", 3.55, 4.2), ("merge", 5.45, 6.1)):
+        _arrow(c, (x_from, y0 + ht / 2), (x_to, y0 + ht / 2), name)
+        _text(c, f"{name}_label", ((x_from + x_to) / 2, y0 + ht / 2 + 0.14), name, SMALL, ha="center")
+    for name, x0, title in (("split", 2.4, "one tile per head"), ("heads", 4.3, "each head's $A_i V_i$")):
+        right = _deck(c, name, x0, y0, 0.5, ht - 0.35, h)
+        _text(c, name, ((x0 + right) / 2, label_y), title, LABEL, ha="center")
+        shape(name, (x0 + right) / 2, "(B, h, T, d_head)", f"= (B, {h}, T, {d})")
+    _strips(c, "merged", 6.2, y0, 1.0, ht, h)
+    _text(c, "merged", (6.7, label_y), "concatenated", LABEL, ha="center")
+    shape("merged", 6.7, "(B, T, H)", f"= (B, T, {H})")
+    _text(c, "times", (7.375, y0 + ht / 2), "x", LABEL, ha="center")
+    _strips(c, "W_O", 7.55, y0, ht, ht, h, rows=True)
+    _text(c, "W_O", (7.55 + ht / 2, label_y), "$W_O$", LABEL, ha="center")
+    shape("W_O", 7.55 + ht / 2, "(H, H)", f"= ({H}, {H})")
+    _text(c, "split_rule", (0.3, 0.3), "split: reshape to (B, T, h, d_head), then swap T and h; merge: the "
+          "reverse", SMALL, ha="left")
+    _text(c, "W_O_rule", (0.3, 0.1), f"after the merge, the {d} columns of head $i$ meet the {d} rows of "
+          f"$W_O$'s block $i$, and the {_n(h, 'product')} add up to the output", SMALL, ha="left")
+    alt = (f"Splitting and merging {_n(h, 'head')} at H = {H}: the values, shape (B, T, {H}), are cut into "
+           f"{h} coloured column blocks of d_head = {d}, reshaped and transposed to (B, {h}, T, {d}), "
+           f"one tile per head; each head attends on its own; the outputs are transposed and reshaped back "
+           f"to (B, T, {H}), the heads' blocks side by side, and multiplied by W_O ({H} x {H}), whose rows "
+           f"come in {h} blocks of {d}, block i meeting head i's columns.")
+    return c.done(alt)
+
 # 4. Cross-layer sharing ------------------------------------------------------------------------------------
 
 def sharing_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[Figure, str]:
@@ -520,7 +586,8 @@ RECURRENCE_KINDS = (
 def recurrence_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[Figure, str]:
     """X_l = Block_l(X_{l-1}) (BERT),  X_l = Block(X_{l-1}), l = 1 ... L (ALBERT),  Block repeated until each
     position halts (Universal Transformer),  X* = Block(X*; X_0) (deep equilibrium model): what each stores,
-    and how deep it runs. The stored counts are the library's, for ``config``'s block unshared and all shared."""
+    and how deep it runs. The stored counts are the library's, for ``config``'s block unshared and all
+    shared."""
     check_type("config", config, EncoderConfig)
     c = _Canvas(ax, "recurrence")
     L, H = config.num_hidden_layers, config.hidden_size

@@ -29,7 +29,7 @@ from geron_lib.pretraining.masking import SCHEDULES, MaskingSchedule, draws_per_
 from geron_lib.pretraining.tokenizer import WordTokenizer
 
 CONFIG_DIAGRAMS = (D.encoder_block_diagram, D.embedding_diagram, D.output_projection_diagram,
-                   D.sharing_diagram, D.recurrence_diagram)
+                   D.sharing_diagram, D.recurrence_diagram, D.head_split_diagram)
 BOOK = ["bert-base", "albert-base-v2", "tiny-bert", "tiny-albert", "roberta-base", "albert-xxlarge-v2"]
 
 
@@ -144,6 +144,22 @@ def test_output_projection_draws_a_block_per_head_and_both_counts(H, h):
     assert f"H = {H}" in alt and f"d_head = {H // h}" in alt and f"{sum(summed.values()):,}" in alt
 
 
+@pytest.mark.parametrize("name", BOOK)
+def test_head_split_cuts_values_heads_and_w_o_into_one_block_per_head(name):
+    config = PRESETS[name]
+    H, h, d = config.hidden_size, config.num_attention_heads, config.d_head
+    fig, alt = D.head_split_diagram(config)
+    for part in ("values", "merged", "W_O"):  # columns of the values, rows of W_O: one strip per head
+        assert len(boxes(fig, f"{part}_head")) == h
+    assert len(boxes(fig, "split")) == len(boxes(fig, "heads")) == h  # one tile per head, before and after
+    assert numbers(fig, "text-split_sizes") == numbers(fig, "text-heads_sizes") == [h, d]
+    assert numbers(fig, "text-values_sizes") == numbers(fig, "text-merged_sizes") == [H]
+    assert numbers(fig, "text-W_O_sizes") == [H, H] and h * d == H
+    strips = [b.get_width() for b in boxes(fig, "values_head")]
+    assert strips == pytest.approx([1.2 / h] * h)  # d_head columns each, side by side
+    assert f"(B, {h}, T, {d})" in alt and f"(B, T, {H})" in alt
+
+
 # 4. sharing ----------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("sharing", SHARING)
@@ -215,6 +231,7 @@ def _layout_cases():
                        (2048, 32, "sum"), (32, 32, "concat")]:
         yield D.encoder_block_diagram, _config(H, h, attention=form)
         yield D.output_projection_diagram, _config(H, h)
+        yield D.head_split_diagram, _config(H, h)
     for V in (1000, 250000):
         for H in (256, 4096):
             for E in (16, H):
@@ -263,7 +280,7 @@ from geron_lib import PRESETS
 from geron_lib.notebook import diagrams as D
 config = PRESETS["albert-base-v2"]
 figs = [fn(config)[0] for fn in (D.encoder_block_diagram, D.embedding_diagram, D.output_projection_diagram,
-                                 D.sharing_diagram, D.recurrence_diagram)]
+                                 D.sharing_diagram, D.recurrence_diagram, D.head_split_diagram)]
 figs.append(D.masking_timeline_diagram(8, 3)[0])
 print(" ".join(hashlib.sha256(D.svg(f).encode()).hexdigest() for f in figs))
 """
