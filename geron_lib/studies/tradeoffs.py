@@ -44,7 +44,7 @@ ENERGY = 0.9
 MOVED = 1.0
 #: The stored grid, shipped with the library (``scripts/tradeoff_experiment.py`` writes it).
 STORED = Path(__file__).parent / "data" / "tradeoffs.json"
-#: One longer run beside it: the unfactorised, not-shared cell, seed 0, four times the epochs
+#: One longer run beside it: the unfactorised, not-shared cell, seed 0, 16 epochs
 #: (``scripts/tradeoff_experiment.py --epochs 16 --seeds 0 --cells 64:none --workers 1 --output ...``).
 LONG_RUN = STORED.with_name("tradeoff_long_run.json")
 
