@@ -272,6 +272,16 @@ class Encoder:
         checked = self._check_inputs(input_ids, token_type_ids, attention_mask)
         return self._forward_rows(*checked, keep_all=True)
 
+    def attentions(self, input_ids, token_type_ids=None, attention_mask=None) -> list[np.ndarray]:
+        """A_l = softmax(Q K^T / sqrt(d_head) + mask) of every layer l = 1 .. L: L arrays of (B, h, T, T).
+
+        What transformers returns with ``output_attentions=True``: row t of head i says where position t
+        looks (every row sums to one; padded positions get no weight).
+        """
+        cache = {}
+        self.forward(*self._check_inputs(input_ids, token_type_ids, attention_mask), cache)
+        return [cache[i]["attention"]["A"] for i in range(len(self.layers))]
+
     def __call__(self, input_ids, token_type_ids=None, attention_mask=None) -> np.ndarray:
         """The last layer's hidden states, (B, T, H); a 1-D ``input_ids`` is one batch row."""
         return self._forward_rows(*self._check_inputs(input_ids, token_type_ids, attention_mask))[-1]

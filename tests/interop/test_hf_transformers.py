@@ -205,3 +205,23 @@ def test_table_3_albert_rows_at_e_768_count_both_ways(hf):
         assert not as_built.has_embedding_projection
         assert ours(as_hf, "none") - ours(as_built, "none") == 768 * 768 + 768
         assert ours(as_hf, "pooler") == hf.hf_num_parameters(as_hf, "pooler")
+
+
+@pytest.mark.parametrize("model_type", ["albert", "bert", "roberta"])
+def test_attentions_match_transformers_output_attentions(hf, model_type):
+    import torch
+
+    extra = {"embedding_size": 8} if model_type == "albert" else {}
+    pad = 1 if model_type == "roberta" else 0
+    config = config_from_hf(SMALL | extra | dict(model_type=model_type, pad_token_id=pad))
+    model = hf.hf_model(config, seed=4, perturb=0.2)
+    model.set_attn_implementation("eager")  # the fused kernels return no attention weights
+    ids, types, mask = hf.random_batch(config, 3, 11, seed=4)
+    with torch.inference_mode():
+        theirs = model(input_ids=torch.from_numpy(ids), token_type_ids=torch.from_numpy(types),
+                       attention_mask=torch.from_numpy(mask), output_attentions=True).attentions
+    ours = encoder_from_hf(config, hf.numpy_state_dict(model)).attentions(ids, types, mask)
+    assert len(ours) == len(theirs) == config.num_hidden_layers
+    for a, b in zip(ours, theirs, strict=True):
+        real = mask.astype(bool)[:, None, :, None]  # rows of real positions (padded rows are not compared)
+        assert np.abs(np.where(real, a - b.numpy(), 0)).max() < TOLERANCE

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from geron_lib import PRESETS, Encoder, EncoderConfig
+from geron_lib.model.attention import additive_mask, attention_probs
 
 TINY = PRESETS["tiny-bert"]
 IDS = np.array([[5, 17, 3, 99, 0, 42], [1, 2, 3, 4, 5, 6]])
@@ -133,3 +134,22 @@ def test_constructor_refusals():
         Encoder(TINY, seed=0.5)
     with pytest.raises(ValueError, match="GiB"):
         Encoder(EncoderConfig(vocab_size=10**9))
+
+
+@pytest.mark.parametrize("form", ["concat", "sum"])
+def test_attentions_are_every_layers_weights_rows_summing_to_one(form):
+    config = PRESETS["tiny-albert"].replace(attention=form, sharing="none")
+    encoder = Encoder(config, seed=3)
+    ids = np.array([[2, 5, 6, 7, 0, 0], [2, 8, 9, 0, 0, 0]])
+    mask = np.array([[1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 0, 0]])
+    weights = encoder.attentions(ids, attention_mask=mask)
+    assert len(weights) == config.num_hidden_layers
+    for A in weights:
+        assert A.shape == (2, config.num_attention_heads, 6, 6)
+        np.testing.assert_allclose(A.sum(axis=-1), 1)
+        assert np.all(A[0, :, :, 4:] == 0) and np.all(A[1, :, :, 3:] == 0)  # no weight on padding
+    # layer 1's weights are the softmax of its scores on the embeddings, as attention_probs computes them
+    x0 = encoder.hidden_states(ids, attention_mask=mask)[0]
+    first = attention_probs(x0, encoder.layers[0][0], config.num_attention_heads,
+                            additive_mask(mask, x0.dtype))
+    np.testing.assert_allclose(weights[0], first, atol=1e-12)
