@@ -21,11 +21,12 @@ from geron_lib.studies import dynamic_masking as mx
 
 def main(n_seeds: int = 30) -> None:
     setup = mx.Setup()
+    shared = mx.torch_comparison_data(setup)
     seeds = list(range(n_seeds))
     held_out = {run: [] for run in hf_gap.RUNS}
     start = time.perf_counter()
     for seed in seeds:
-        losses = hf_gap.gap_runs(setup, seed)
+        losses = hf_gap.gap_runs(*shared, setup.training(seed), mask_prob=setup.mask_prob, seed=seed)
         for run, loss in losses.items():
             held_out[run].append(round(loss, 6))
         print(

@@ -10,17 +10,18 @@ import them when called; :func:`load_stored` works without them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from pathlib import Path
 
 import numpy as np
 
+from ..config import EncoderConfig
 from ..model.mlm import KEPT, MASKED, NOT_SELECTED, RANDOM, MaskedBatch, MaskedLM
-from ..pretraining.masking import MaskingSchedule, as_generator, bert_mask
+from ..pretraining.masking import MaskingSchedule, as_generator
 from ..pretraining.tokenizer import Tokenizer
 from ..pretraining.train import TrainingConfig, learning_rate, train_mlm
-from ..studies import dynamic_masking as mx
 from ..validate import check_int, check_type
 
 #: The per-seed held-out losses over many seeds, shipped with the library (the script writes them).
@@ -116,27 +117,28 @@ class Replayed(MaskingSchedule):
         return self.epochs[epoch]
 
 
-def gap_runs(setup: mx.Setup, seed: int) -> dict[str, float]:
-    """{run: held-out loss after the last epoch} for the runs of :data:`RUNS`, at ``setup`` with ``seed``.
+def gap_runs(tokenizer: Tokenizer, train_ids: np.ndarray, held_out: MaskedBatch, config: EncoderConfig,
+             training: TrainingConfig, *, mask_prob: float, seed: int) -> dict[str, float]:
+    """{run: held-out loss after the last epoch} for the runs of :data:`RUNS`, with ``seed``.
 
-    As the appendix trains: chapter 4's data and model (with RoBERTa's padding id and one more position
-    row), the same initial weights ``MaskedLM(config, seed)`` in float32 for every run. "numpy" is
-    train_mlm on ``MaskingSchedule(..., "dynamic", rng=seed)``; "PyTorch" is hf_train_mlm seeded by
-    seed + 1; "replayed" trains train_mlm on the batches the Trainer drew, "words_only" on the same with
-    the special replacements redrawn from the words, "torch_order" on the numpy run's masks in the
-    Trainer's batch order.
+    As the appendix trains (``geron_lib.studies.dynamic_masking.torch_comparison_data`` gives its
+    tokenizer, ids, held-out batch and config): the same initial weights ``MaskedLM(config, seed)`` in
+    float32 for every run, ``training`` with its seed set to ``seed``. "numpy" is train_mlm on
+    ``MaskingSchedule(..., "dynamic", rng=seed)``; "PyTorch" is hf_train_mlm seeded by seed + 1;
+    "replayed" trains train_mlm on the batches the Trainer drew, "words_only" on the same with the special
+    replacements redrawn from the words, "torch_order" on the numpy run's masks in the Trainer's batch
+    order.
     """
     from .hf_training import hf_tokenizer, hf_train_mlm
     from .torch_mlm import hf_masked_lm
 
-    check_type("setup", setup, mx.Setup)
+    check_type("tokenizer", tokenizer, Tokenizer)
+    check_type("held_out", held_out, MaskedBatch)
+    check_type("config", config, EncoderConfig)
+    check_type("training", training, TrainingConfig)
     seed = check_int("seed", seed, minimum=0)
-    tokenizer, train_ids, held_ids = mx.data(setup)
-    config = mx.model_config(setup, tokenizer.vocab_size).replace(
-        pad_token_id=tokenizer.pad_id, max_position_embeddings=setup.T + 1
-    )
-    held_out = bert_mask(held_ids, tokenizer, mask_prob=setup.mask_prob, rng=mx.HELD_OUT_MASK_SEED)
-    training = setup.training(seed)
+    training = dataclasses.replace(training, seed=seed)
+    width = train_ids.shape[1]
     total = training.total_steps(len(train_ids))
     schedule = functools.partial(
         learning_rate, total=total, peak=training.lr, warmup=round(training.warmup * total)
@@ -148,7 +150,7 @@ def gap_runs(setup: mx.Setup, seed: int) -> dict[str, float]:
     def trained(masking):
         return float(train_mlm(model(), masking, training, held_out=held_out).held_out_loss[-1])
 
-    ours = MaskingSchedule(train_ids, tokenizer, "dynamic", mask_prob=setup.mask_prob, rng=seed)
+    ours = MaskingSchedule(train_ids, tokenizer, "dynamic", mask_prob=mask_prob, rng=seed)
     recorded = []
     theirs = hf_train_mlm(
         hf_masked_lm(model()),
@@ -161,11 +163,11 @@ def gap_runs(setup: mx.Setup, seed: int) -> dict[str, float]:
         held_out=held_out,
         weight_decay=training.weight_decay,
         max_grad_norm=training.max_grad_norm,
-        mask_prob=setup.mask_prob,
+        mask_prob=mask_prob,
         seed=seed + 1,
         record=recorded,
     )
-    batches = [as_masked_batch(b, tokenizer, setup.T) for b in recorded]
+    batches = [as_masked_batch(b, tokenizer, width) for b in recorded]
     redraw = np.random.default_rng([seed, 1])
     steps = len(batches) // training.epochs
     in_their_order = [ours.masks(k // steps)[rows] for k, rows in enumerate(batch_rows(batches, train_ids))]

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from ..config import EncoderConfig
-from ..model.mlm import MaskedLM
+from ..model.mlm import MaskedBatch, MaskedLM
 from ..pretraining import corpus
 from ..pretraining.masking import SCHEDULES, MaskingSchedule, bert_mask
 from ..pretraining.tokenizer import WordTokenizer
@@ -74,6 +74,18 @@ def model_config(setup: Setup, vocab_size: int) -> EncoderConfig:
                          num_attention_heads=setup.num_attention_heads,
                          intermediate_size=setup.intermediate_size, max_position_embeddings=setup.T,
                          type_vocab_size=1, layer_norm_eps=1e-5, model_type="roberta")
+
+
+def torch_comparison_data(setup: Setup) -> tuple[WordTokenizer, np.ndarray, MaskedBatch, EncoderConfig]:
+    """What appendix A2's numpy and PyTorch runs share: the tokenizer, the training ids, the held-out batch
+    with its fixed masks, and the model's configuration (RoBERTa's padding id and one more position row,
+    as transformers' RoBERTa numbers its positions)."""
+    check_type("setup", setup, Setup)
+    tokenizer, train_ids, held_ids = data(setup)
+    config = model_config(setup, tokenizer.vocab_size).replace(pad_token_id=tokenizer.pad_id,
+                                                                max_position_embeddings=setup.T + 1)
+    held_out = bert_mask(held_ids, tokenizer, mask_prob=setup.mask_prob, rng=HELD_OUT_MASK_SEED)
+    return tokenizer, train_ids, held_out, config
 
 
 def run(setup: Setup = Setup(), *, progress: Callable[[int], Callable[[str], None]] | None = None) -> dict:

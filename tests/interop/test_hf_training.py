@@ -250,7 +250,9 @@ def test_the_gap_is_not_in_the_arithmetic_padding_or_special_replacements(hf_tra
     # through numpy's train_mlm, land where the Trainer lands (float32 rounding of two libraries only), and
     # redrawing the collator's special replacements from the words moves the result by far less than a
     # different draw of masks and order does
-    runs = [hf_gap.gap_runs(GAP_SETUP, seed) for seed in (0, 1)]
+    shared = dynamic_masking.torch_comparison_data(GAP_SETUP)
+    runs = [hf_gap.gap_runs(*shared, GAP_SETUP.training(seed), mask_prob=GAP_SETUP.mask_prob, seed=seed)
+            for seed in (0, 1)]
     for losses in runs:
         assert set(losses) == set(hf_gap.RUNS)
         assert abs(losses["PyTorch"] - losses["replayed"]) < 1e-4, losses
