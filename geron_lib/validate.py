@@ -12,13 +12,16 @@ import numpy as np
 MEMORY_LIMIT_BYTES = 4 * 2**30
 
 
-def check_int(name: str, value, *, minimum: int | None = None) -> int:
-    """``value`` as a Python int; TypeError unless it is an integer (booleans refused)."""
+def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """``value`` as a Python int (a numpy integer converted exactly); TypeError unless it is an integer
+    (booleans refused), ValueError outside [minimum, maximum]."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
     value = int(value)
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum}, got {value}")
     return value
 
 
@@ -41,7 +44,10 @@ def check_number(name: str, value) -> float:
     """``value`` as a finite float; TypeError unless it is a real number (booleans refused)."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an int or Fraction beyond the largest float, such as 10**400
+        raise ValueError(f"{name} must be finite, got a number beyond the largest float") from None
     if not math.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
     return value
@@ -59,6 +65,27 @@ def check_open_unit(name: str, value) -> float:
     value = check_number(name, value)
     if not 0 < value < 1:
         raise ValueError(f"{name} must lie strictly between 0 and 1, got {value}")
+    return value
+
+
+def check_unit_interval(name: str, value, *, closed_right: bool = False) -> float:
+    """A fraction in [0, 1) (or [0, 1] with ``closed_right``)."""
+    value = check_number(name, value)
+    if not (0 <= value <= 1 if closed_right else 0 <= value < 1):
+        raise ValueError(f"{name} must lie in [0, 1{']' if closed_right else ')'}, got {value}")
+    return value
+
+
+def check_finite_array(name: str, value) -> np.ndarray:
+    """``value`` itself, a numpy array of real numbers holding no NaN or infinity (an empty one is refused)."""
+    if not isinstance(value, np.ndarray):
+        raise TypeError(f"{name} must be a numpy array, got {type(value).__name__}")
+    if value.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold real numbers, got an array of {value.dtype}")
+    if value.size == 0:
+        raise ValueError(f"{name} is empty (shape {value.shape})")
+    if value.dtype.kind == "f" and not np.isfinite(value).all():
+        raise ValueError(f"{name} must be finite: it holds NaN or infinity")
     return value
 
 
