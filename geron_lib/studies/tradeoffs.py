@@ -67,7 +67,7 @@ class Setup:
     intermediate_size: int = 256
     embedding_sizes: tuple[int, ...] = (8, 16, 32, 64)         # the E sweep, not shared and all shared
     mode_embedding_sizes: tuple[int, ...] = (64, 16)           # E for the four sharing modes
-    epochs: int = 4
+    epochs: int = 6
     batch_size: int = 16
     lr: float = 2e-3
     warmup: float = 0.1                    # share of the steps spent warming up to lr

@@ -136,17 +136,24 @@ BEST = (SETUP.hidden_size, "none")
 
 
 def test_claims_about_how_far_the_grid_learned():
-    below = GRID["data"]["unigram_loss"] - np.mean(list(_values("held_out_loss", *BEST).values()))
-    assert 0 < below < 1.0                                   # "short of the 1 nat this grid aimed at"
-    late = tr.late_improvement(GRID, BEST)
     best = list(_values("held_out_loss", *BEST).values())
+    assert GRID["data"]["unigram_loss"] - max(best) > 1.0   # "every seed beyond the 1 nat"
+    late = tr.late_improvement(GRID, BEST)
     assert np.mean(list(late.values())) > max(best) - min(best)   # "had not flattened"
-    assert all(min(tr.late_improvement(GRID, c).values()) > 0 for c in SETUP.grid())  # "still falls"
+    for c in SETUP.grid():  # figure alt text: "one seed of each [E = 8] never leaving it", the rest fall
+        if c[0] == 8:
+            assert any(_values("held_out_loss", *c)[s] > GRID["data"]["unigram_loss"] for s in SETUP.seeds)
+        else:
+            assert min(tr.late_improvement(GRID, c).values()) > 0
     long = tx.load_stored(tx.LONG_RUN)
     (run,) = long["runs"]
     loss = np.array(run["held_out_loss"])
     drop = int(np.argmax(-np.diff(loss)))
-    assert GRID["data"]["steps_per_run"] <= run["held_out_step"][drop]   # "end before that fall"
+    steps = GRID["data"]["steps_per_run"]   # "inside the span where the longer run fell fastest"
+    assert run["held_out_step"][drop] < steps < run["held_out_step"][drop + 1]
+    grid_drop = -np.diff(np.mean([r["held_out_loss"] for r in GRID["runs"]
+                                  if (r["E"], r["sharing"]) == BEST], axis=0))
+    assert grid_drop[1:].max() < loss[drop] - loss[drop + 1]   # "no fall as steep"
     assert long["data"]["unigram_loss"] - loss[-1] > 1.0
 
 
@@ -156,15 +163,19 @@ def test_claims_about_tables_3_and_4():
         for E in SETUP.embedding_sizes[:-1]:
             i = found[("3", "held_out_loss", (E, sharing))]
             assert i.resolved and i.mean > 0                 # "narrowing E raised the held-out loss"
-    all64 = found[("4", "held_out_loss", (64, "all"))]
-    assert all64.resolved and all64.mean > 0
-    for cell in ((64, "attention"), (64, "ffn"), (16, "all"), (16, "attention"), (16, "ffn")):
+    for cell in ((16, "all"), (16, "attention")):            # "two are resolved, both at E = 16"
+        assert found[("4", "held_out_loss", cell)].resolved and found[("4", "held_out_loss", cell)].mean > 0
+    for cell in ((64, "all"), (64, "attention"), (64, "ffn"), (16, "ffn")):
         assert not found[("4", "held_out_loss", cell)].resolved   # "not resolved at this size"
+    all64 = found[("4", "held_out_loss", (64, "all"))]           # "the largest mean cost"
+    assert all64.mean == max(found[("4", "held_out_loss", c)].mean
+                             for c in ((64, "all"), (64, "attention"), (64, "ffn")))
+    assert not tr.compare(GRID, "held_out_loss", (16, "attention"), (16, "ffn")).resolved  # "does not order"
     resolved = [key for key, i in found.items() if key[1] != "held_out_loss" and i.resolved]
-    assert resolved == [("3", "accuracy:section", (8, "all"))]   # "one is resolved"
-    assert found[resolved[0]].mean < 0
+    assert resolved == [("4", "accuracy:section", (16, "attention"))]   # "one is resolved"
+    assert found[resolved[0]].mean > 0                       # "points above"
+    assert len(resolved) <= 0.05 * len([k for k in found if k[1] != "held_out_loss"])  # "by chance alone"
     majority = GRID["tasks"]["section"]["majority_accuracy"]
-    assert all(v == majority for v in _values("accuracy:section", 8, "all").values())
     order_majority = GRID["tasks"]["order"]["majority_accuracy"]
     order = [np.mean(list(_values("accuracy:order", *c).values())) for c in SETUP.grid()]
     assert max(abs(v - order_majority) for v in order) < 0.05   # "around the majority class"
@@ -186,7 +197,8 @@ def test_claims_about_figure_1_and_the_rank():
     def gap(key):
         a, b = tr.per_seed(GRID, key, BEST), tr.per_seed(GRID, "effective_rank_hidden_centred", BEST)
         return paired_interval([a[s] for s in SETUP.seeds], [b[s] for s in SETUP.seeds])
-    assert not gap("effective_rank_moved_centred").resolved
+    moved_gap = gap("effective_rank_moved_centred")
+    assert moved_gap.resolved and moved_gap.mean > 0         # "more directions ... resolved"
     text = gap("effective_rank_in_text_centred")
     assert text.resolved and text.mean < 0                   # "fewer ... resolved"
     assert tr.compare(GRID, "held_out_loss", (16, "none"), BEST).mean > 0   # chapter 1: "raised"
