@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import numbers
+import itertools
 
 import numpy as np
 
 from ...config import PRESETS
 from ...costs.params import count_parameters
 from ...model.encoder import position_ids
-from . import Feedback, grade_number
+from . import Feedback, exact_number, grade_number, shown
 
 #: The ids of the positions exercise: <s> three tokens </s> and two pads, for roberta-base (pad id 1).
 POSITION_IDS_EXERCISE = [0, 713, 16, 205, 2, 1, 1]
@@ -30,26 +30,32 @@ def check_unfactorised_albert(answer) -> Feedback:
              "transformers' ALBERT never drops: embedding_hidden_mapping_in, 768 x 768 plus a bias.")
 
 
-def _as_list(answer) -> list | None:
-    """The answer's items as a list (read once), or None when it is not a sequence of items."""
+def _first_items(answer, n: int) -> list | None:
+    """At most ``n`` items of the answer (read once: it may be an endless generator), or None when it is
+    text or not a sequence of items (or reading it raises)."""
+    if isinstance(answer, str | bytes):
+        return None
     try:
-        return list(answer)
-    except TypeError:
+        return list(itertools.islice(iter(answer), n))
+    except Exception:  # noqa: BLE001 - a student's iterator may raise anything; it gives no items then
         return None
 
 
 def check_roberta_positions(answer) -> Feedback:
     """Exercise: the position ids roberta-base gives to :data:`POSITION_IDS_EXERCISE`."""
     expected = position_ids(np.array([POSITION_IDS_EXERCISE]), PRESETS["roberta-base"])[0].tolist()
-    values = None if isinstance(answer, str | bytes) else _as_list(answer)  # read once: it may be a generator
-    if values is None or not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
-        return Feedback(False, f"Give one whole number per token, {len(expected)} in all; got {answer!r}.")
-    given = [int(v) for v in values if float(v).is_integer()]
-    if len(given) != len(values):
-        return Feedback(False, f"Position ids are whole numbers; got {values!r}.")
+    values = _first_items(answer, len(expected) + 1)
+    if values is None:
+        return Feedback(False, f"Give a list of whole numbers, one per token, {len(expected)} in all; got "
+                               f"{shown(answer)} ({type(answer).__name__}).")
+    numbers_ = [exact_number(v) for v in values]
+    if not all(v is not None and v.denominator == 1 for v in numbers_):
+        return Feedback(False, f"Position ids are whole numbers, one per token; got {shown(values)}.")
+    given = [int(v) for v in numbers_]
     if len(given) != len(expected):
+        gave = f"more than {len(expected)}" if len(given) > len(expected) else len(given)
         return Feedback(False, f"There are {len(expected)} tokens, so {len(expected)} position ids; "
-                               f"you gave {len(given)}.")
+                               f"you gave {gave}.")
     if given == expected:
         return Feedback(True, f"The positions are {expected}: real tokens count up from "
                               "pad_token_id + 1 = 2, padding stays at pad_token_id = 1.")

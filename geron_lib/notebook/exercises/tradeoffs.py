@@ -9,7 +9,7 @@ from ...costs.flops import approximate_flops_per_token, flops_per_token
 from ...costs.training_memory import training_memory
 from ...studies.tradeoffs import load_stored, spread
 from ...validate import check_choice, check_int
-from . import Feedback, grade_number
+from . import Feedback, close, exact_number, grade_number, shown
 
 
 def saving_costs(result: dict) -> dict[str, float]:
@@ -40,10 +40,10 @@ def check_costlier_saving(answer, result: dict | None = None) -> Feedback:
     costs = saving_costs(load_stored() if result is None else result)
     choices = ("factorising", "sharing")
     if not isinstance(answer, str) or answer not in choices:
-        return Feedback(False, f"the answer should be one of {list(choices)}; got {answer!r}.")
+        return Feedback(False, f"the answer should be one of {list(choices)}; got {shown(answer)}.")
     expected = max(choices, key=costs.get)
     other = min(choices, key=costs.get)
-    shown = (f"factorising (E from largest to smallest, not shared) "
+    measured = (f"factorising (E from largest to smallest, not shared) "
              f"{costs['factorising']:+.3f} nats, sharing all layers at the largest E "
              f"{costs['sharing']:+.3f} nats; the typical seed spread of one cell is "
              f"{costs['spread']:.3f}")
@@ -51,8 +51,8 @@ def check_costlier_saving(answer, result: dict | None = None) -> Feedback:
     if answer == expected:
         verdict = (f" {other.capitalize()} cost no more than the seed spread: not a measurable cost."
                    if within else "")
-        return Feedback(True, f"{expected!r} cost more: {shown}.{verdict}")
-    return Feedback(False, f"{answer!r} cost less here: {shown}. Compare each difference with the seed "
+        return Feedback(True, f"{expected!r} cost more: {measured}.{verdict}")
+    return Feedback(False, f"{answer!r} cost less here: {measured}. Compare each difference with the seed "
                            "spread before you compare them with each other: look at spread(result) "
                            "for the not-shared cells at the smallest and largest E and the all-shared "
                            "cell at the largest.")
@@ -110,5 +110,5 @@ def check_rule_of_thumb_ratio(answer, preset: str, seq_len: int = 512) -> Feedba
 
 
 def _close(answer, value: float) -> bool:
-    return isinstance(answer, int | float) and not isinstance(answer, bool) and np.isclose(answer, value,
-                                                                                          rtol=1e-3, atol=0)
+    number = exact_number(answer)
+    return number is not None and close(number, value, 1e-3)
