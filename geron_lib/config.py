@@ -11,7 +11,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from .validate import check_choice, check_heads, check_int, check_positive_number
+import numpy as np
+
+from .validate import check_choice, check_heads, check_int, check_positive_number, check_type
 
 #: Which sublayers every layer shares: nothing (BERT), everything (ALBERT), attention only, FFN only.
 SHARING = ("none", "all", "attention", "ffn")
@@ -57,12 +59,13 @@ class EncoderConfig:
     embedding_projection: bool | None = None
 
     def __post_init__(self):
+        """Checks every field, storing numpy numbers as Python ones (exactly: counts must not overflow)."""
         for name in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads",
                      "intermediate_size", "max_position_embeddings"):
-            check_int(name, getattr(self, name), minimum=1)
-        check_int("type_vocab_size", self.type_vocab_size, minimum=0)
+            self._set(name, check_int(name, getattr(self, name), minimum=1))
+        self._set("type_vocab_size", check_int("type_vocab_size", self.type_vocab_size, minimum=0))
         if self.embedding_size is not None:
-            check_int("embedding_size", self.embedding_size, minimum=1)
+            self._set("embedding_size", check_int("embedding_size", self.embedding_size, minimum=1))
             if self.embedding_size > self.hidden_size:
                 raise ValueError(
                     f"embedding_size must be at most hidden_size ({self.hidden_size}), got "
@@ -70,7 +73,7 @@ class EncoderConfig:
                 )
         check_heads(self.hidden_size, self.num_attention_heads)
         if self.pad_token_id is not None:
-            check_int("pad_token_id", self.pad_token_id, minimum=0)
+            self._set("pad_token_id", check_int("pad_token_id", self.pad_token_id, minimum=0))
             if self.pad_token_id >= self.vocab_size:
                 raise ValueError(f"pad_token_id ({self.pad_token_id}) must be below vocab_size "
                                  f"({self.vocab_size})")
@@ -78,26 +81,31 @@ class EncoderConfig:
                 raise ValueError(f"max_position_embeddings ({self.max_position_embeddings}) must exceed "
                                  f"pad_token_id + 1 ({self.pad_token_id + 1}): RoBERTa's positions start "
                                  "there")
-        check_positive_number("layer_norm_eps", self.layer_norm_eps)
-        check_positive_number("initializer_range", self.initializer_range)
+        for name in ("layer_norm_eps", "initializer_range"):
+            self._set(name, check_positive_number(name, getattr(self, name)))
         check_choice("hidden_act", self.hidden_act, HIDDEN_ACTS)
         check_choice("model_type", self.model_type, MODEL_TYPES)
         check_choice("sharing", self.sharing, SHARING)
         check_choice("attention", self.attention, ATTENTION)
         self._check_projection()
 
+    def _set(self, name: str, value) -> None:
+        object.__setattr__(self, name, value)  # the checked value, in place of the one given
+
     def _check_projection(self) -> None:
         """Refuse an impossible E -> H choice; store the choice as None when the rule makes it anyway."""
         projection = self.embedding_projection
         if projection is None:
             return
-        if not isinstance(projection, bool):
+        if not isinstance(projection, bool | np.bool_):
             raise TypeError(f"embedding_projection must be True, False or None, got {projection!r}")
+        projection = bool(projection)
+        self._set("embedding_projection", projection)
         if not projection and self.E < self.hidden_size:
             raise ValueError(f"embedding_projection is False, but embedding_size ({self.E}) is below "
                              f"hidden_size ({self.hidden_size}): only an E -> H map can widen the embeddings")
         if projection == (self.E < self.hidden_size):
-            object.__setattr__(self, "embedding_projection", None)  # what the rule gives: one spelling
+            self._set("embedding_projection", None)  # what the rule gives: one spelling
 
     @property
     def E(self) -> int:
@@ -131,6 +139,7 @@ class EncoderConfig:
 
 def max_length(config: EncoderConfig) -> int:
     """The longest input the position table covers (RoBERTa's positions start after its pad id)."""
+    check_type("config", config, EncoderConfig)
     if config.model_type != "roberta" or config.pad_token_id is None:
         return config.max_position_embeddings
     return config.max_position_embeddings - config.pad_token_id - 1

@@ -34,10 +34,10 @@ def check_type(name: str, value, cls: type):
 
 
 def check_bool(name: str, value) -> bool:
-    """``value`` itself; TypeError unless it is True or False."""
-    if not isinstance(value, bool):
+    """``value`` as a Python bool; TypeError unless it is True or False (a numpy bool converted)."""
+    if not isinstance(value, bool | np.bool_):
         raise TypeError(f"{name} must be True or False, got {value!r}")
-    return value
+    return bool(value)
 
 
 def check_number(name: str, value) -> float:
@@ -77,7 +77,7 @@ def check_unit_interval(name: str, value, *, closed_right: bool = False) -> floa
 
 
 def check_finite_array(name: str, value) -> np.ndarray:
-    """``value`` itself, a numpy array of real numbers holding no NaN or infinity (an empty one is refused)."""
+    """``value`` itself: a numpy array of real numbers, not empty, holding no NaN or infinity."""
     if not isinstance(value, np.ndarray):
         raise TypeError(f"{name} must be a numpy array, got {type(value).__name__}")
     if value.dtype.kind not in "iuf":
@@ -97,8 +97,14 @@ def check_choice(name: str, value, choices) -> str:
 
 
 def check_float_dtype(name: str, value) -> np.dtype:
-    """``value`` as a numpy dtype, which must be float32 or float64."""
-    dtype = np.dtype(value)
+    """``value`` as a numpy dtype, which must be float32 or float64 (None, which numpy reads as float64, is
+    refused: say which)."""
+    if value is None:
+        raise TypeError(f"{name} must be float32 or float64, got None")
+    try:
+        dtype = np.dtype(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be float32 or float64, got {value!r}") from None
     if dtype not in (np.float32, np.float64):
         raise ValueError(f"{name} must be float32 or float64, got {dtype}")
     return dtype
@@ -134,11 +140,13 @@ def _holds_bool(value) -> bool:
     return isinstance(value, list | tuple) and any(_holds_bool(v) for v in value)
 
 
-def check_token_ids(name: str, value, *, vocab_size: int | None = None) -> tuple[np.ndarray, bool]:
+def check_token_ids(name: str, value, *, vocab_size: int | None = None,
+                    limit_name: str = "vocab_size") -> tuple[np.ndarray, bool]:
     """Token ids as a (B, T) int64 array, and whether the input was a single 1-D sequence.
 
     Accepts a list, tuple or array of non-negative whole numbers, 1-D (one sequence) or 2-D
-    (batch, T); whole-valued floats such as 3.0 are accepted, 1.5 is not.
+    (batch, T); whole-valued floats such as 3.0 are accepted, 1.5 is not. Every id must be below
+    ``vocab_size`` when given, which the message calls ``limit_name``. An int64 array is not copied.
     """
     rule = f"{name} must be token ids: a 1-D or 2-D list or array of non-negative integers"
     if value is None or isinstance(value, str | bytes | dict | set):
@@ -170,11 +178,11 @@ def check_token_ids(name: str, value, *, vocab_size: int | None = None) -> tuple
         raise ValueError(f"{rule}; found {arr.min()!r}, which is negative")
     if arr.max() >= 2**53:
         raise ValueError(f"{rule}; found {arr.max()!r}, larger than any vocabulary could be")
-    ids = arr.astype(np.int64)
+    ids = arr.astype(np.int64, copy=False)
     if vocab_size is not None and ids.max() >= vocab_size:
         raise ValueError(
-            f"{name} holds id {ids.max()}, but vocab_size is {vocab_size}: "
-            "every id must be below vocab_size"
+            f"{name} holds {ids.max()}, but {limit_name} is {vocab_size}: "
+            f"every value must be below {limit_name}"
         )
     single = ids.ndim == 1
     return (ids[None, :] if single else ids), single

@@ -11,12 +11,13 @@ from .itemised import Itemised
 
 def linear_params(n_in: int, n_out: int, bias: bool = True) -> int:
     """n_in n_out + n_out   (y = x W + b,  W: (n_in, n_out),  b: (n_out,))."""
-    return n_in * n_out + (n_out if bias else 0)
+    n_in, n_out = check_int("n_in", n_in, minimum=1), check_int("n_out", n_out, minimum=1)
+    return n_in * n_out + (n_out if check_bool("bias", bias) else 0)
 
 
 def layer_norm_params(width: int) -> int:
     """2 width   (LN(x) = gain * (x - mean) / sqrt(var + eps) + bias)."""
-    return 2 * width
+    return 2 * check_int("width", width, minimum=1)
 
 
 def attention_param_items(hidden_size: int, num_attention_heads: int,
@@ -61,6 +62,8 @@ def model_attention_params(config: EncoderConfig, *, form: str | None = None, bi
 
 def ffn_params(hidden_size: int, intermediate_size: int, bias: bool = True) -> int:
     """H F + F + F H + H   (FFN(x) = act(x W_1 + b_1) W_2 + b_2,  W_1: (H, F),  W_2: (F, H))."""
+    hidden_size = check_int("hidden_size", hidden_size, minimum=1)
+    intermediate_size = check_int("intermediate_size", intermediate_size, minimum=1)
     return linear_params(hidden_size, intermediate_size, bias) + linear_params(
         intermediate_size, hidden_size, bias
     )
@@ -72,7 +75,7 @@ def stored_copies(config: EncoderConfig) -> tuple[int, int]:
     The attention and FFN copies: how many distinct sublayers of each kind
     the encoder stores under its sharing mode.
     """
-    L = config.num_hidden_layers
+    L = check_type("config", config, EncoderConfig).num_hidden_layers
     copies = {"none": (L, L), "all": (1, 1), "attention": (1, L), "ffn": (L, 1)}
     return copies[config.sharing]
 

@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ..costs.memory import forward_activation_bytes
-from ..validate import check_bool, check_choice, check_heads, check_int, check_memory
+from ..validate import check_bool, check_choice, check_finite_array, check_heads, check_int, check_memory
 from .attention_loops import concat_attention_loop, sum_attention_loop
 from .layers import linear, linear_backward, rows, softmax, softmax_backward
 
@@ -184,6 +184,9 @@ def check_attention_weights(w, num_attention_heads, form: str) -> tuple[int, int
         if w.get(k) is not None and w[k].shape != _shape_rule(form, k, H, h):
             raise ValueError(f"w[{k!r}] has shape {w[k].shape}; with hidden_size = {H} and "
                              f"num_attention_heads = {h} the {form} form needs {_shape_rule(form, k, H, h)}")
+    for k in (*required, "b_Q", "b_K", "b_V", "b_O"):  # NaN or inf poisons every output (and hangs an SVD)
+        if w.get(k) is not None:
+            check_finite_array(f"w[{k!r}]", w[k])
     return H, h
 
 
@@ -203,12 +206,17 @@ def check_attention(x, w, num_attention_heads, form: str, mask=None) -> tuple[in
         raise ValueError(f"x must have shape (B, T, hidden_size) with hidden_size = {H} (the width of W_Q), "
                          f"got {x.shape}")
     B, T, _ = x.shape
+    check_memory(forward_activation_bytes(B, T, H, h, H, form, x.itemsize),
+                 f"attention on x of shape {x.shape}")
+    check_finite_array("x", x)
     if mask is not None and not _mask_fits(mask, B, T):
         got = mask.shape if isinstance(mask, np.ndarray) else type(mask).__name__
         raise ValueError(f"mask must be an additive mask array of shape (B, 1, 1, T) = {(B, 1, 1, T)} "
                          f"(as additive_mask makes) or (B, 1, T, T), B or 1 rows; got {got}")
-    check_memory(forward_activation_bytes(B, T, H, h, H, form, x.itemsize),
-                 f"attention on x of shape {x.shape}")
+    if mask is not None and (mask.dtype.kind != "f" or np.isnan(mask).any() or mask.max() > 0):
+        raise ValueError("mask must be an additive float mask: 0 where a key is attended, a large negative "
+                         "number where it is not (additive_mask makes it from an attention_mask of ones "
+                         "and zeros)")
     return H, h
 
 
@@ -236,7 +244,7 @@ def random_attention_weights(hidden_size: int, num_attention_heads: int, form: s
     shapes |= {"W_O": (H, H)} if form == "concat" else {}
     check_memory(8 * sum(math.prod(s) for s in shapes.values()),
                  f"{form} weights for hidden_size = {H}, num_attention_heads = {h}")
-    rng = np.random.default_rng(check_int("seed", seed))
+    rng = np.random.default_rng(check_int("seed", seed, minimum=0))
     w = {name: rng.normal(0.0, 1 / math.sqrt(H), shape) for name, shape in shapes.items()}
     if bias:
         names = ("b_Q", "b_K", "b_V", "b_O") if form == "concat" else ("b_Q", "b_K", "b_O")

@@ -3,6 +3,8 @@ pretrained encoder can be fine-tuned later, in another process."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ..config import EncoderConfig
@@ -31,7 +33,13 @@ def encoder_from_arrays(config: EncoderConfig, arrays) -> Encoder:
     """The encoder that :func:`encoder_arrays` stored (the arrays copied), laid out by ``config``'s
     sharing."""
     check_type("config", config, EncoderConfig)
-    arrays = {k: np.array(v) for k, v in dict(arrays).items()}
+    if not isinstance(arrays, Mapping):
+        raise TypeError(f"arrays must be a mapping of names to arrays (what encoder_arrays returns, or np.load"
+                        " 
+                        f"reads back), got {type(arrays).__name__}")
+    arrays = {k: np.array(v) for k, v in arrays.items()}
+    if any(not isinstance(k, str) or a.dtype.kind != "f" for k, a in arrays.items()):
+        raise TypeError("arrays must map names (strings) to float arrays")
     parts = {"embeddings": {}, "attention": {}, "ffn": {}, "pooler": {}}
     for name, value in arrays.items():
         part, _, rest = name.partition(".")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validate import check_int, check_token_ids, check_type
+from ..validate import check_int, check_memory, check_token_ids, check_type
 from .encoder import Encoder
 from .layers import linear, linear_backward
 from .mlm import cross_entropy, cross_entropy_backward
@@ -58,6 +58,8 @@ class SequenceClassifier:
         self.n_classes = check_int("n_classes", n_classes, minimum=2)
         seed = check_int("seed", seed, minimum=0)
         c, dtype = encoder.config, encoder.dtype
+        check_memory(c.hidden_size * (c.hidden_size + self.n_classes + 2) * dtype.itemsize,
+                     f"a pooler and a classifier to {self.n_classes:,} classes")
         rng = np.random.default_rng([seed, 2])
         H, std = c.hidden_size, c.initializer_range
         self.encoder, self.config, self.dtype = encoder, c, dtype
@@ -86,26 +88,23 @@ class SequenceClassifier:
 
     def _check_labels(self, input_ids, labels) -> np.ndarray:
         ids, _ = check_token_ids("input_ids", input_ids, vocab_size=self.config.vocab_size)
-        if np.ndim(labels) != 1 or len(labels) != len(ids):
+        if isinstance(labels, str | bytes | dict | set) or np.ndim(labels) != 1 or len(labels) != len(ids):
             raise ValueError(f"labels must hold one class per row of input_ids ({len(ids)}), "
                              f"got shape {np.shape(labels)}")
-        labels = check_token_ids("labels", labels)[0].ravel()
-        if labels.max() >= self.n_classes:
-            raise ValueError(f"labels holds class {labels.max()}, but n_classes is {self.n_classes}: "
-                             "every label must be below n_classes")
-        return labels
+        return check_token_ids("labels", labels, vocab_size=self.n_classes, limit_name="n_classes")[0].ravel()
 
-    def logits(self, input_ids, token_type_ids=None, attention_mask=None) -> np.ndarray:
-        """The class logits, (B, C)."""
-        hidden = self.encoder(input_ids, token_type_ids, attention_mask)
+    def logits(self, input_ids, *, token_type_ids=None, attention_mask=None) -> np.ndarray:
+        """The class logits, (B, C); the masks are keyword-only, as in :class:`Encoder`."""
+        hidden = self.encoder(input_ids, token_type_ids=token_type_ids, attention_mask=attention_mask)
         return classifier_head(hidden, self.pooler, self.head)
 
-    def loss_and_grads(self, input_ids, labels, token_type_ids=None,
+    def loss_and_grads(self, input_ids, labels, *, token_type_ids=None,
                        attention_mask=None) -> tuple[float, dict[str, np.ndarray]]:
         """The mean cross-entropy of ``labels`` and its gradient for every parameter (named as
         :meth:`parameters`)."""
         labels = self._check_labels(input_ids, labels)
-        hidden, cache = self.encoder.forward_cached(input_ids, token_type_ids, attention_mask)
+        hidden, cache = self.encoder.forward_cached(input_ids, token_type_ids=token_type_ids,
+                                                    attention_mask=attention_mask)
         head_cache = {}
         logits = classifier_head(hidden, self.pooler, self.head, head_cache)
         loss, probs = cross_entropy(logits, labels)

@@ -122,7 +122,7 @@ class Encoder:
 
     def __init__(self, config: EncoderConfig, *, seed: int = 0, dtype=np.float64, pooler: bool = False):
         check_type("config", config, EncoderConfig)
-        seed = check_int("seed", seed)
+        seed = check_int("seed", seed, minimum=0)
         self.dtype = check_float_dtype("dtype", dtype)
         check_bool("pooler", pooler)
         n = count_parameters(config, pooler=pooler).total
@@ -144,6 +144,11 @@ class Encoder:
         """The encoder holding given weights (as :mod:`geron_lib.interop` reads them from transformers):
         one attention and one FFN dict per stored copy, the arrays already in ``dtype``."""
         check_type("config", config, EncoderConfig)
+        for name, given, n in (("attention", attention, stored_copies(config)[0]),
+                               ("ffn", ffn, stored_copies(config)[1])):
+            if not isinstance(given, list) or len(given) != n:
+                raise ValueError(f"{name} must be a list of the {n} sublayer dicts that config (sharing="
+                                 f"{config.sharing!r}, {config.num_hidden_layers} layers) stores")
         self = cls.__new__(cls)
         self.config, self.dtype = config, check_float_dtype("dtype", dtype)
         self.embeddings, self.pooler = embeddings, pooler
@@ -201,28 +206,36 @@ class Encoder:
         """The number of values actually stored (compare :func:`geron_lib.count_parameters`)."""
         return sum(v.size for v in self.parameters().values())
 
+    def check_batch_size(self, batch: int, seq_len: int) -> None:
+        """Refuse B sequences of T tokens whose forward pass would pass the memory limit, or T beyond the
+        position table, from the arithmetic alone (before allocating)."""
+        c = self.config
+        if seq_len > max_length(c):
+            raise ValueError(f"input_ids has {seq_len} positions, above the {max_length(c)} that "
+                             f"max_position_embeddings ({c.max_position_embeddings}) covers")
+        needed = forward_activation_bytes(batch, seq_len, c.hidden_size, c.num_attention_heads,
+                                          c.intermediate_size, c.attention, self.dtype.itemsize)
+        check_memory(needed, f"a forward pass on {batch} x {seq_len} ids")
+
     def _check_inputs(self, input_ids, token_type_ids, attention_mask):
         """(ids, token types or None, additive mask or None), every argument checked before any work."""
         c = self.config
+        if isinstance(input_ids, np.ndarray) and input_ids.ndim in (1, 2):  # sizes first: no work on them
+            self.check_batch_size(*((1,) + input_ids.shape)[-2:])
         ids, _ = check_token_ids("input_ids", input_ids, vocab_size=c.vocab_size)
-        B, T = ids.shape
-        if T > max_length(c):
-            raise ValueError(f"input_ids has {T} positions, above the {max_length(c)} that "
-                             f"max_position_embeddings ({c.max_position_embeddings}) covers")
+        self.check_batch_size(*ids.shape)
         extra = {}
-        for name, value, limit in (("token_type_ids", token_type_ids, c.type_vocab_size),
-                                   ("attention_mask", attention_mask, 2)):
+        for name, value, limit, limit_name in (
+                ("token_type_ids", token_type_ids, c.type_vocab_size, "type_vocab_size"),
+                ("attention_mask", attention_mask, 2, "2 (1 for a token, 0 for padding)")):
             if value is None:
                 continue
             if name == "token_type_ids" and limit == 0:
                 raise ValueError("token_type_ids given, but type_vocab_size is 0")
-            arr, _ = check_token_ids(name, value, vocab_size=limit)
+            arr, _ = check_token_ids(name, value, vocab_size=limit, limit_name=limit_name)
             if arr.shape != ids.shape:
                 raise ValueError(f"{name} must have the shape of input_ids {ids.shape}, got {arr.shape}")
             extra[name] = arr
-        needed = forward_activation_bytes(B, T, c.hidden_size, c.num_attention_heads, c.intermediate_size,
-                                          c.attention, self.dtype.itemsize)
-        check_memory(needed, f"a forward pass on {B} x {T} ids")
         keep = extra.get("attention_mask")
         return ids, extra.get("token_type_ids"), None if keep is None else additive_mask(keep, self.dtype)
 
@@ -232,9 +245,10 @@ class Encoder:
         """X_0 = embed(ids),  X_l = block_l(X_{l-1}) for l = 1 .. L.
 
         Returns [X_L], or every X_l with keep_all. The kernel behind every
-        public call (their inputs checked once); writes ``cache``: "embed"
-        and l.
+        public call: (B, T) int arrays and an additive mask (see
+        :meth:`check_kernel_inputs`); writes ``cache``: "embed" and l.
         """
+        self.check_kernel_inputs(ids, token_type_ids, mask, cache, keep_all)
         c = self.config
         x = embed(ids, self.embeddings, c, token_type_ids,
                   sub_cache(cache, "embed"))
@@ -261,18 +275,58 @@ class Encoder:
         embed = self.embeddings
         embed_backward(d, cache["embed"], embed, view(embed))
 
-    def forward_cached(self, input_ids, token_type_ids=None, attention_mask=None) -> tuple[np.ndarray, dict]:
+    def check_kernel_inputs(self, ids, token_type_ids, mask, cache, keep_all) -> None:
+        """Refuse what :meth:`forward` cannot read, cheaply (no copy): ids and token types must be (B, T)
+        integer arrays within their tables (numpy would read -1 as the last row), the mask an additive
+        (B, 1, 1, T) or (B, 1, T, T) float array of zeros and negatives, as :func:`additive_mask` makes
+        from an ``attention_mask`` of ones and zeros (which the public calls take)."""
+        c = self.config
+        for name, value, limit, limit_name in (("ids", ids, c.vocab_size, "vocab_size"),
+                                               ("token_type_ids", token_type_ids, c.type_vocab_size,
+                                                "type_vocab_size")):
+            if value is None and name == "token_type_ids":
+                continue
+            if not isinstance(value, np.ndarray) or value.dtype.kind not in "iu" or value.ndim != 2:
+                raise TypeError(f"{name} must be a (B, T) integer array (call the encoder itself for lists "
+                                f"and 1-D input), got {type(value).__name__}"
+                                + (f" of {value.dtype}, shape {value.shape}" if isinstance(value, np.ndarray)
+                                   else ""))
+            if value.size == 0 or value.shape != ids.shape:
+                raise ValueError(f"{name} must be a non-empty (B, T) array like ids {ids.shape}, got "
+                                 f"{value.shape}")
+            if value.min() < 0 or value.max() >= limit:
+                raise ValueError(f"{name} must lie in [0, {limit_name}) = [0, {limit}), got values from "
+                                 f"{value.min()} to {value.max()}")
+        if mask is not None:
+            B, T = ids.shape
+            if (not isinstance(mask, np.ndarray) or mask.dtype.kind != "f" or mask.ndim != 4
+                    or mask.shape[:2] != (B, 1) or mask.shape[2] not in (1, T) or mask.shape[3] != T):
+                got = f"shape {mask.shape}" if isinstance(mask, np.ndarray) else type(mask).__name__
+                raise ValueError(f"mask must be an additive float mask of shape (B, 1, 1, T) = "
+                                 f"{(B, 1, 1, T)} "
+                                 f"or (B, 1, T, T), as additive_mask makes; got {got}")
+            if np.isnan(mask).any() or mask.max() > 0:
+                raise ValueError("mask must be additive: 0 where a position is attended, a large negative "
+                                 "number where it is not (additive_mask(attention_mask, dtype) makes it "
+                                 "from ones and zeros)")
+        if cache is not None and not isinstance(cache, dict):
+            raise TypeError(f"cache must be a dict or None, got {type(cache).__name__}")
+        check_bool("keep_all", keep_all)
+        self.check_batch_size(*ids.shape)
+
+    def forward_cached(self, input_ids, *, token_type_ids=None, attention_mask=None
+                       ) -> tuple[np.ndarray, dict]:
         """The last hidden states (B, T, H) and the cache that :meth:`backward` reads."""
         cache = {}
         hidden = self.forward(*self._check_inputs(input_ids, token_type_ids, attention_mask), cache)[-1]
         return hidden, cache
 
-    def hidden_states(self, input_ids, token_type_ids=None, attention_mask=None) -> list[np.ndarray]:
+    def hidden_states(self, input_ids, *, token_type_ids=None, attention_mask=None) -> list[np.ndarray]:
         """The input to the first layer and the output of every layer: L + 1 arrays of (B, T, H)."""
         checked = self._check_inputs(input_ids, token_type_ids, attention_mask)
         return self._forward_rows(*checked, keep_all=True)
 
-    def attentions(self, input_ids, token_type_ids=None, attention_mask=None) -> list[np.ndarray]:
+    def attentions(self, input_ids, *, token_type_ids=None, attention_mask=None) -> list[np.ndarray]:
         """A_l = softmax(Q K^T / sqrt(d_head) + mask) of every layer l = 1 .. L: L arrays of (B, h, T, T).
 
         What transformers returns with ``output_attentions=True``: row t of head i says where position t
@@ -282,8 +336,12 @@ class Encoder:
         self.forward(*self._check_inputs(input_ids, token_type_ids, attention_mask), cache)
         return [cache[i]["attention"]["A"] for i in range(len(self.layers))]
 
-    def __call__(self, input_ids, token_type_ids=None, attention_mask=None) -> np.ndarray:
-        """The last layer's hidden states, (B, T, H); a 1-D ``input_ids`` is one batch row."""
+    def __call__(self, input_ids, *, token_type_ids=None, attention_mask=None) -> np.ndarray:
+        """The last layer's hidden states, (B, T, H); a 1-D ``input_ids`` is one batch row.
+
+        ``token_type_ids`` and ``attention_mask`` are keyword-only: transformers' models take
+        ``attention_mask`` second, this signature used to take ``token_type_ids`` second.
+        """
         return self._forward_rows(*self._check_inputs(input_ids, token_type_ids, attention_mask))[-1]
 
     def _forward_rows(self, ids, token_type_ids, mask, keep_all: bool = False) -> list[np.ndarray]:
@@ -300,6 +358,11 @@ class Encoder:
         """pooled = tanh(h_[CLS] W + b): the pooler on the first position, (B, T, H) -> (B, H)."""
         if self.pooler is None:
             raise ValueError("this Encoder was built with pooler=False")
+        H = self.config.hidden_size
+        if not isinstance(hidden, np.ndarray) or hidden.dtype.kind != "f" or hidden.ndim != 3 \
+                or hidden.shape[-1] != H or 0 in hidden.shape:
+            got = f"shape {hidden.shape}" if isinstance(hidden, np.ndarray) else type(hidden).__name__
+            raise ValueError(f"hidden must be the encoder's float output of shape (B, T, {H}), got {got}")
         return np.tanh(linear(hidden[:, 0], self.pooler["W"], self.pooler["b"]))
 
     def __repr__(self) -> str:

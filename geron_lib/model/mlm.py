@@ -8,7 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import EncoderConfig
-from ..validate import check_int, check_type
+from ..costs.training_memory import training_memory
+from ..validate import check_int, check_memory, check_type
 from .encoder import Encoder
 from .layers import ACTIVATIONS, layer_norm, layer_norm_backward, linear, linear_backward, sub_cache
 from .threads import over_rows
@@ -25,6 +26,42 @@ class MaskedBatch:
     labels: np.ndarray          # the original ids: the targets at the selected positions
     decision: np.ndarray        # NOT_SELECTED, or what a selected token became: MASKED, RANDOM or KEPT
     attention_mask: np.ndarray  # 1 for a token, 0 for [PAD]
+
+    #: (field, smallest value, largest value or None, what the values are)
+    RULES = (("input_ids", 0, None, "token ids"), ("labels", 0, None, "the original token ids"),
+             ("decision", NOT_SELECTED, KEPT, "NOT_SELECTED (0), MASKED (1), RANDOM (2) or KEPT (3)"),
+             ("attention_mask", 0, 1, "1 for a token, 0 for padding"))
+
+    def __post_init__(self):
+        """Every field a (B, T) integer array of the same shape within its rule (lists are converted).
+
+        There is no ignore index: ``labels`` holds the original id at every position and ``decision`` says
+        which are predicted (transformers marks the others with labels of -100, which is refused here).
+        """
+        shape = None
+        for name, low, high, what in self.RULES:
+            value = getattr(self, name)
+            arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+            if arr.dtype.kind not in "iu":
+                raise TypeError(f"MaskedBatch's {name} must be an integer array ({what}), got "
+                                f"{type(value).__name__}"
+                                + (f" of {arr.dtype}" if arr.dtype.kind != "O" else ""))
+            if arr.ndim != 2 or arr.size == 0:
+                raise ValueError(f"MaskedBatch's {name} must be a non-empty (B, T) array, got shape "
+                                 f"{arr.shape}")
+            if shape is not None and arr.shape != shape:
+                raise ValueError(f"MaskedBatch's {name} has shape {arr.shape}, but input_ids has {shape}: "
+                                 "every field must be (B, T)")
+            shape = arr.shape
+            lowest, highest = arr.min(), arr.max()
+            if lowest < low or (high is not None and highest > high):
+                rule = f"at least {low}" if high is None else f"in [{low}, {high}]"
+                hint = (" (there is no ignore index such as transformers' -100: labels holds the original id "
+                        "everywhere, and decision says which positions are predicted)" if name == "labels"
+                        else "")
+                raise ValueError(f"MaskedBatch's {name} must hold {what}, each {rule}; found "
+                                 f"{lowest if lowest < low else highest}{hint}")
+            object.__setattr__(self, name, arr)
 
     @property
     def selected(self) -> np.ndarray:
@@ -105,6 +142,7 @@ class MaskedLM:
 
     def __init__(self, config: EncoderConfig, *, seed: int = 0, dtype=np.float64):
         seed = check_int("seed", seed, minimum=0)
+        check_type("config", config, EncoderConfig)
         self.encoder = Encoder(config, seed=seed, dtype=dtype)
         self.config, self.dtype = config, self.encoder.dtype
         H, E, V = config.hidden_size, config.E, config.vocab_size
@@ -133,14 +171,12 @@ class MaskedLM:
                           c.layer_norm_eps, sub_cache(cache, "head"))
         return logits, batch.labels[selected]
 
-    def _over_rows(self, batch: MaskedBatch, fn) -> list:
+    def _over_rows(self, batch: MaskedBatch, fn, training: bool) -> list:
         """[fn(part, share) for every part of the batch's rows that selects a position], share = the part's
         fraction of the batch's selected positions (parts as :func:`~geron_lib.model.threads.over_rows`
         cuts them); the mean over the batch is the sum of the parts' means, each times its share."""
-        check_type("batch", batch, MaskedBatch)
-        n_selected = int(batch.selected.sum())
-        if n_selected == 0:
-            raise ValueError("batch has no selected position: there is nothing to predict")
+        self.check_batch(batch, training=training)
+        n_selected = int(np.count_nonzero(batch.decision))
 
         def part(rows):
             rows_batch = batch[rows]
@@ -150,13 +186,40 @@ class MaskedLM:
         results = over_rows(part, self.config, *batch.input_ids.shape)
         return [r for r in results if r is not None]
 
+    def check_size(self, batch: int, seq_len: int, *, training: bool) -> None:
+        """Refuse ``batch`` sequences of ``seq_len`` tokens beyond the position table, or whose forward pass
+        (or, with ``training``, whose training step: :func:`~geron_lib.costs.training_memory.training_memory`)
+        would pass the memory limit: from the arithmetic, before allocating."""
+        self.encoder.check_batch_size(batch, seq_len)
+        if training:
+            step = training_memory(self.config, batch, seq_len, dtype=self.dtype).step
+            check_memory(step, f"a training step on {batch} x {seq_len} ids")
+
+    def check_batch(self, batch: MaskedBatch, *, training: bool = True, name: str = "batch",
+                    rows: int | None = None) -> None:
+        """Refuse a batch this model cannot read, before any work: ids or labels beyond the vocabulary,
+        nothing to predict, or sizes :meth:`check_size` refuses when read ``rows`` rows at a time (None:
+        all at once)."""
+        check_type(name, batch, MaskedBatch)
+        B, T = batch.input_ids.shape
+        self.check_size(B if rows is None else min(B, rows), T, training=training)
+        V = self.config.vocab_size
+        for field in ("input_ids", "labels"):
+            highest = getattr(batch, field).max()
+            if highest >= V:
+                raise ValueError(f"{name}'s {field} holds {highest}, but vocab_size is {V}: every id must be "
+                                 "below vocab_size")
+        if not batch.decision.any():
+            raise ValueError(f"{name} has no selected position: there is nothing to predict")
+
     def loss(self, batch: MaskedBatch) -> float:
         """The mean cross-entropy over the batch's selected positions."""
-        return sum(self._over_rows(batch, lambda part, share: cross_entropy(*self._logits(part))[0] * share))
+        return sum(self._over_rows(batch, lambda part, share: cross_entropy(*self._logits(part))[0] * share,
+                                   training=False))
 
     def loss_and_grads(self, batch: MaskedBatch) -> tuple[float, dict[str, np.ndarray]]:
         """The loss and its gradient for every parameter (named as :meth:`parameters`)."""
-        (loss, grads), *others = self._over_rows(batch, self._loss_and_grads)
+        (loss, grads), *others = self._over_rows(batch, self._loss_and_grads, training=True)
         for part_loss, part_grads in others:  # each part beyond the first holds its own gradients until here
             loss += part_loss
             for name, g in part_grads.items():

@@ -11,7 +11,14 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ..model.mlm import MaskedBatch, MaskedLM
-from ..validate import check_int, check_number, check_positive_number, check_type
+from ..validate import (
+    check_finite_array,
+    check_int,
+    check_number,
+    check_positive_number,
+    check_type,
+    check_unit_interval,
+)
 from .masking import MaskingSchedule
 
 
@@ -22,6 +29,10 @@ def learning_rate(step: int, total: int, peak: float, warmup: int) -> float:
     BERT's schedule: a linear warm-up to ``peak`` at step ``warmup``, then a
     linear decay that would reach zero one step after the last.
     """
+    total = check_int("total", total, minimum=1)
+    step = check_int("step", step, minimum=1, maximum=total)
+    warmup = check_int("warmup", warmup, minimum=0, maximum=total)
+    peak = check_positive_number("peak", peak)
     if step <= warmup:
         return peak * step / warmup
     return peak * max(0, total + 1 - step) / (total + 1 - warmup)
@@ -32,12 +43,35 @@ def clip_grad_norm(grads: dict[str, np.ndarray], max_norm: float) -> float:
 
     Scales the gradients in place; returns the norm before clipping.
     """
+    max_norm = check_positive_number("max_norm", max_norm)
+    check_grads("grads", grads)
     # dot products: no g^2 arrays
     norm = math.sqrt(sum(float(np.vdot(g, g)) for g in grads.values()))
+    if not math.isfinite(norm):
+        raise ValueError("grads hold NaN or infinity (or overflow): the loss diverged; lower the "
+                         "learning rate")
     if norm > max_norm:
         for g in grads.values():
             g *= max_norm / norm
     return norm
+
+
+def check_grads(name: str, grads, like: dict | None = None) -> dict:
+    """``grads`` itself: a non-empty dict of float arrays, named and shaped as ``like`` when given."""
+    if not isinstance(grads, dict) or not grads:
+        raise TypeError(f"{name} must be a non-empty dict of float arrays, got {type(grads).__name__}")
+    for k, g in grads.items():
+        if not isinstance(g, np.ndarray) or g.dtype.kind != "f":
+            raise TypeError(f"{name}[{k!r}] must be a float numpy array, got {type(g).__name__}")
+    if like is not None:
+        if grads.keys() != like.keys():
+            missing, extra = sorted(like.keys() - grads.keys()), sorted(grads.keys() - like.keys())
+            raise ValueError(f"{name} must hold one gradient per parameter: missing {missing[:3]}, "
+                             f"unknown {extra[:3]}")
+        for k, g in grads.items():
+            if g.shape != like[k].shape:
+                raise ValueError(f"{name}[{k!r}] has shape {g.shape}, its parameter {like[k].shape}")
+    return grads
 
 
 class AdamW:
@@ -48,10 +82,13 @@ class AdamW:
 
     def __init__(self, params: dict[str, np.ndarray], *, betas=(0.9, 0.999), eps: float = 1e-6,
                  weight_decay: float = 0.01):
-        self.params = params
-        self.beta1, self.beta2 = (check_number(f"betas[{i}]", b) for i, b in enumerate(betas))
+        self.params = check_grads("params", params)
+        if not isinstance(betas, tuple | list) or len(betas) != 2:
+            raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
+        # beta = 1 would divide by 1 - beta^t = 0
+        self.beta1, self.beta2 = (check_unit_interval(f"betas[{i}]", b) for i, b in enumerate(betas))
         self.eps = check_positive_number("eps", eps)
-        self.weight_decay = check_number("weight_decay", weight_decay)
+        self.weight_decay = check_unit_interval("weight_decay", weight_decay)
         self.m = {k: np.zeros_like(p) for k, p in params.items()}
         self.v = {k: np.zeros_like(p) for k, p in params.items()}
         self.t = 0
@@ -67,6 +104,12 @@ class AdamW:
         lr m^ / (sqrt(v^) + eps)
         = (lr sqrt(c2) / c1) m / (sqrt(v) + eps sqrt(c2)).
         """
+        lr = check_number("lr", lr)
+        if lr < 0:
+            raise ValueError(f"lr must be at least 0, got {lr}")
+        check_grads("grads", grads, like=self.params)
+        for k, g in grads.items():  # a NaN or inf step would poison the weights for good
+            check_finite_array(f"grads[{k!r}]", g)
         self.t += 1
         c1, c2 = 1 - self.beta1**self.t, 1 - self.beta2**self.t
         for k, p in self.params.items():
@@ -108,22 +151,22 @@ class TrainingConfig:
     blas_threads: int | None = 1
 
     def __post_init__(self):
-        for name in ("epochs", "batch_size"):
-            check_int(name, getattr(self, name), minimum=1)
-        check_positive_number("lr", self.lr)
-        if not 0 <= check_number("warmup", self.warmup) < 1:
-            raise ValueError(f"warmup (the fraction of steps spent warming up) must lie in [0, 1), "
-                             f"got {self.warmup}")
-        check_number("weight_decay", self.weight_decay)
-        check_positive_number("max_grad_norm", self.max_grad_norm)
-        check_int("seed", self.seed, minimum=0)
-        if self.blas_threads is not None:
-            check_int("blas_threads", self.blas_threads, minimum=1)
-        if self.evaluations is not None:
-            check_int("evaluations", self.evaluations, minimum=1)
+        checked = {name: check_int(name, getattr(self, name), minimum=1) for name in ("epochs", "batch_size")}
+        checked["lr"] = check_positive_number("lr", self.lr)
+        # the fraction of the steps spent warming up; AdamW's decay, a fraction of the weights per unit lr
+        for name in ("warmup", "weight_decay"):
+            checked[name] = check_unit_interval(name, getattr(self, name))
+        checked["max_grad_norm"] = check_positive_number("max_grad_norm", self.max_grad_norm)
+        checked["seed"] = check_int("seed", self.seed, minimum=0)
+        for name in ("blas_threads", "evaluations"):
+            if getattr(self, name) is not None:
+                checked[name] = check_int(name, getattr(self, name), minimum=1)
+        for name, value in checked.items():  # numpy numbers stored as Python ones
+            object.__setattr__(self, name, value)
 
     def total_steps(self, n_sequences: int) -> int:
         """Steps planned for ``n_sequences`` (a batch with nothing masked is skipped)."""
+        n_sequences = check_int("n_sequences", n_sequences, minimum=1)
         return self.epochs * math.ceil(n_sequences / self.batch_size)
 
     def evaluation_steps(self, n_sequences: int) -> list[int]:
@@ -156,10 +199,9 @@ def evaluate(model: MaskedLM, batch: MaskedBatch, batch_size: int = 256) -> floa
 
     ``batch`` is read in chunks of ``batch_size`` rows; a batch with no selected position is refused.
     """
-    check_type("batch", batch, MaskedBatch)
-    if not batch.selected.any():
-        raise ValueError("batch has no selected position: there is nothing to evaluate")
+    check_type("model", model, MaskedLM)
     batch_size = check_int("batch_size", batch_size, minimum=1)
+    model.check_batch(batch, training=False, rows=batch_size)
     total, count = 0.0, 0
     for start in range(0, len(batch), batch_size):
         chunk = batch[start:start + batch_size]
@@ -169,14 +211,19 @@ def evaluate(model: MaskedLM, batch: MaskedBatch, batch_size: int = 256) -> floa
     return total / count
 
 
-def _check_training(model, schedule, config, held_out) -> None:
+def _check_training(model, schedule, config, held_out, progress) -> None:
     check_type("model", model, MaskedLM)
     check_type("schedule", schedule, MaskingSchedule)
     check_type("config", config, TrainingConfig)
+    V = model.config.vocab_size
+    if schedule.ids.max() >= V:
+        raise ValueError(f"schedule's ids hold {schedule.ids.max()}, but the model's vocab_size is {V}: "
+                         "every id must be below vocab_size")
+    model.check_size(min(config.batch_size, len(schedule.ids)), schedule.ids.shape[1], training=True)
     if held_out is not None:
-        check_type("held_out", held_out, MaskedBatch)
-        if not held_out.selected.any():
-            raise ValueError("held_out has no selected position: there is nothing to evaluate")
+        model.check_batch(held_out, training=False, name="held_out", rows=256)  # as evaluate reads it
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a function of one string, or None, got {type(progress).__name__}")
 
 
 def train_mlm(model: MaskedLM, schedule: MaskingSchedule,
@@ -191,7 +238,7 @@ def train_mlm(model: MaskedLM, schedule: MaskingSchedule,
     whatever the schedule). ``progress(text)`` is called after every step.
     Returns the losses by epoch.
     """
-    _check_training(model, schedule, config, held_out)
+    _check_training(model, schedule, config, held_out, progress)
     c, n = config, len(schedule.ids)
     rng = np.random.default_rng(c.seed)
     total = c.total_steps(n)

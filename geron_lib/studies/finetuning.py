@@ -117,7 +117,8 @@ def accuracy(model: SequenceClassifier, examples, batch_size: int = 256) -> floa
     right = 0
     for start in range(0, len(ids), batch_size):
         rows = slice(start, start + batch_size)
-        logits = model.logits(ids[rows], types[rows], (ids[rows] != 0).astype(np.int64))
+        logits = model.logits(ids[rows], token_type_ids=types[rows],
+                              attention_mask=(ids[rows] != 0).astype(np.int64))
         right += int((logits.argmax(axis=1) == labels[rows]).sum())
     return right / len(ids)
 
@@ -143,8 +144,8 @@ def finetune(encoder: Encoder, task: Task, budget: FineTuning = FineTuning(), *,
             order, epoch_losses = rng.permutation(len(ids)), []
             for start in range(0, len(ids), budget.batch_size):
                 rows = order[start:start + budget.batch_size]
-                loss, grads = model.loss_and_grads(ids[rows], labels[rows], types[rows],
-                                                   (ids[rows] != 0).astype(np.int64))
+                loss, grads = model.loss_and_grads(ids[rows], labels[rows], token_type_ids=types[rows],
+                                                   attention_mask=(ids[rows] != 0).astype(np.int64))
                 clip_grad_norm(grads, budget.max_grad_norm)
                 optimizer.step(grads, learning_rate(optimizer.t + 1, total, budget.lr, warmup))
                 epoch_losses.append(loss)

@@ -74,9 +74,9 @@ def test_token_types_and_positions_get_their_gradients():
     R = np.random.default_rng(6).normal(size=ids.shape + (config.hidden_size,))
 
     def loss():
-        return float((R * enc(ids, types, BATCH.attention_mask)).sum())
+        return float((R * enc(ids, token_type_ids=types, attention_mask=BATCH.attention_mask)).sum())
 
-    hidden, cache = enc.forward_cached(ids, types, BATCH.attention_mask)
+    hidden, cache = enc.forward_cached(ids, token_type_ids=types, attention_mask=BATCH.attention_mask)
     grads = {name: np.zeros_like(p) for name, p in enc.parameters().items()}
     enc.backward(cache, R, grads)
     for name in ("embeddings.token_type", "embeddings.position", "embeddings.word", "embeddings.W_P"):

@@ -44,7 +44,8 @@ def test_round_trip_through_npz(tmp_path, sharing):
         loaded = encoder_from_arrays(config, stored)
     assert loaded.dtype == encoder.dtype
     assert loaded.num_parameters() == encoder.num_parameters() == count_parameters(config).total
-    for got, want in zip(loaded.hidden_states(IDS, TYPES, MASK), encoder.hidden_states(IDS, TYPES, MASK),
+    for got, want in zip(loaded.hidden_states(IDS, token_type_ids=TYPES, attention_mask=MASK),
+                         encoder.hidden_states(IDS, token_type_ids=TYPES, attention_mask=MASK),
                          strict=True):
         np.testing.assert_array_equal(got, want)
     for i in range(1, L):

@@ -187,7 +187,7 @@ def test_evaluate_refuses_a_batch_with_nothing_to_predict():
     # before: it divided by zero; now it says why
     model, batch = MaskedLM(CONFIG, seed=3), bert_mask(IDS, TOK, mask_prob=0.3, rng=4)
     empty = type(batch)(batch.input_ids, batch.labels, np.zeros_like(batch.decision), batch.attention_mask)
-    with pytest.raises(ValueError, match="nothing to evaluate"):
+    with pytest.raises(ValueError, match="nothing to predict"):
         evaluate(model, empty)
     with pytest.raises(TypeError, match="batch must be a MaskedBatch"):
         evaluate(model, IDS)
