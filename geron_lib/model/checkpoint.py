@@ -34,9 +34,8 @@ def encoder_from_arrays(config: EncoderConfig, arrays) -> Encoder:
     sharing."""
     check_type("config", config, EncoderConfig)
     if not isinstance(arrays, Mapping):
-        raise TypeError(f"arrays must be a mapping of names to arrays (what encoder_arrays returns, or np.load"
-                        " 
-                        f"reads back), got {type(arrays).__name__}")
+        raise TypeError(f"arrays must be a mapping of names to arrays (what encoder_arrays returns, or "
+                        f"np.load reads back), got {type(arrays).__name__}")
     arrays = {k: np.array(v) for k, v in arrays.items()}
     if any(not isinstance(k, str) or a.dtype.kind != "f" for k, a in arrays.items()):
         raise TypeError("arrays must map names (strings) to float arrays")

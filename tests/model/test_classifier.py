@@ -106,8 +106,8 @@ def test_logits_loss_and_gradients_equal_transformers(torch_hf, sharing):
     out = hf(input_ids=torch.from_numpy(IDS), token_type_ids=torch.from_numpy(TYPES),
              attention_mask=torch.from_numpy(MASK), labels=torch.from_numpy(LABELS))
     out.loss.backward()
-    np.testing.assert_allclose(model.logits(IDS, token_type_ids=TYPES, attention_mask=MASK), out.logits.detach().numpy(),
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.logits(IDS, token_type_ids=TYPES, attention_mask=MASK),
+                               out.logits.detach().numpy(), rtol=0, atol=1e-12)
     loss, grads = model.loss_and_grads(IDS, LABELS, token_type_ids=TYPES, attention_mask=MASK)
     assert loss == pytest.approx(out.loss.item(), abs=1e-12)
     names = {ours: f"albert.{theirs}" for ours, theirs in hf_names(config).items()}
