@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
-from scipy.special import gammaln
+from scipy.stats import binom
 
 from ..model.mlm import KEPT, MASKED, NOT_SELECTED, RANDOM, MaskedBatch
-from ..validate import check_choice, check_int, check_open_unit, check_token_ids, check_type
+from ..validate import check_choice, check_int, check_memory, check_open_unit, check_token_ids, check_type
 from .tokenizer import SPECIAL_TOKENS, Tokenizer
 
 #: The masking schedules: one mask per sequence (BERT), ``copies`` masks cycled, a fresh mask every epoch.
 SCHEDULES = ("static", "duplicated", "dynamic")
+#: Bytes one masking holds or passes through per token: random draws, decisions, ids, the MaskedBatch.
+MASKING_BYTES_PER_TOKEN = 64
+#: Bytes one stored MaskedBatch holds per token (input ids, labels, attention mask: int64; decision: int8).
+STORED_BYTES_PER_TOKEN = 25
 
 
 def _check_seed(rng) -> int:
@@ -27,10 +32,18 @@ def as_generator(rng) -> np.random.Generator:
     return rng if isinstance(rng, np.random.Generator) else np.random.default_rng(_check_seed(rng))
 
 
+def _check_masking_memory(shape: tuple[int, ...]) -> None:
+    check_memory(MASKING_BYTES_PER_TOKEN * math.prod(shape), f"masking ids of shape {shape}")
+
+
 def check_maskable(ids, tokenizer: Tokenizer) -> np.ndarray:
-    """(B, T) ids in the tokenizer's vocabulary, every row holding at least one word to mask."""
+    """(B, T) ids in the tokenizer's vocabulary, every row holding at least one word to mask; refused when
+    masking them would need more memory than the limit."""
     check_type("tokenizer", tokenizer, Tokenizer)
+    if isinstance(ids, np.ndarray):  # an array's size is known before check_token_ids copies it
+        _check_masking_memory(ids.shape)
     ids, _ = check_token_ids("ids", ids, vocab_size=tokenizer.vocab_size)
+    _check_masking_memory(ids.shape)
     empty = np.flatnonzero(~(ids >= len(tokenizer.special_ids)).any(axis=1))
     if empty.size:
         raise ValueError(f"ids row {empty[0]} holds only special tokens ({', '.join(SPECIAL_TOKENS)}): "
@@ -54,11 +67,11 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
     in spans that never overlap nor hold a special token; each span gets
     one 80/10/10 decision for all its tokens, as in SpanBERT (ALBERT's
     released code draws it per token). The spans are of tokens, not of
-    whole words as in the paper.
+    whole words as in the paper. ``max_ngram`` is at most the rows' length T.
     """
     ids = check_maskable(ids, tokenizer)
     mask_prob = check_open_unit("mask_prob", mask_prob)
-    max_ngram = check_int("max_ngram", max_ngram, minimum=1)
+    max_ngram = check_max_ngram(max_ngram, ids.shape[1])
     rng = as_generator(rng)
     n_special = len(tokenizer.special_ids)
     if max_ngram == 1:
@@ -77,6 +90,15 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
     input_ids = np.where(decision == MASKED, tokenizer.mask_id, input_ids)
     attention_mask = (ids != tokenizer.pad_id).astype(np.int64)
     return MaskedBatch(input_ids, ids, decision, attention_mask)
+
+
+def check_max_ngram(max_ngram, T: int) -> int:
+    """``max_ngram`` as an int in [1, T]: no span is longer than a row of T tokens."""
+    max_ngram = check_int("max_ngram", max_ngram, minimum=1)
+    if max_ngram > T:
+        raise ValueError(f"max_ngram must be at most the rows' length T = {T} (no span is longer than a "
+                         f"row), got {max_ngram}")
+    return max_ngram
 
 
 def _ngram_spans(maskable: np.ndarray, mask_prob: float, max_ngram: int,
@@ -118,6 +140,31 @@ def _starts(free: np.ndarray, n: int) -> np.ndarray:
     return np.flatnonzero(run[n:] - run[:-n] == n)
 
 
+class _StoredMaskings(Sequence):
+    """The ``n`` maskings a schedule stores, masking m drawn by ``draw(m)`` the first time it is read and
+    kept: the same maskings as drawing all n up front (each has its own seed), with no work for the copies
+    no epoch reaches."""
+
+    def __init__(self, draw, n: int):
+        self._draw, self._n, self._drawn = draw, n, {}
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, m):
+        if isinstance(m, slice):
+            return [self[i] for i in range(*m.indices(self._n))]
+        m = range(self._n)[m]  # an IndexError beyond the end, as a list's
+        if m not in self._drawn:
+            self._drawn[m] = self._draw(m)
+        return self._drawn[m]
+
+    @property
+    def drawn(self) -> int:
+        """How many of the maskings have been drawn so far."""
+        return len(self._drawn)
+
+
 class MaskingSchedule:
     """Which masking each sequence gets in each epoch.
 
@@ -126,6 +173,8 @@ class MaskingSchedule:
     static baseline: 10 copies over 40 epochs); ``"dynamic"``: a fresh masking every epoch (RoBERTa).
     Masking number m is :func:`bert_mask` with the generator seeded by (base, m), where base is ``rng``
     (a seed) or one draw from it (a Generator): so every schedule starts from the same epoch-0 masking.
+    ``stored`` holds the maskings preprocessing stores; each is drawn when first read, so that copies no
+    epoch reaches cost nothing (``copies=10**7`` builds at once).
     """
 
     def __init__(self, ids, tokenizer: Tokenizer, schedule: str = "dynamic", *,
@@ -135,10 +184,10 @@ class MaskingSchedule:
         self.tokenizer = tokenizer
         self.mask_prob = check_open_unit("mask_prob", mask_prob)
         self.copies = check_int("copies", copies, minimum=1)
-        self.max_ngram = check_int("max_ngram", max_ngram, minimum=1)
+        self.max_ngram = check_max_ngram(max_ngram, self.ids.shape[1])
         self.base = int(rng.integers(2**63)) if isinstance(rng, np.random.Generator) else _check_seed(rng)
         n_stored = {"static": 1, "duplicated": self.copies, "dynamic": 0}[schedule]
-        self.stored = [self._draw(m) for m in range(n_stored)]  # preprocessing
+        self.stored = _StoredMaskings(self._draw, n_stored)  # preprocessing, drawn as read
 
     def _draw(self, m: int) -> MaskedBatch:
         return bert_mask(self.ids, self.tokenizer, mask_prob=self.mask_prob, max_ngram=self.max_ngram,
@@ -163,6 +212,12 @@ class MaskingSchedule:
         """(epochs, sequences): how many distinct sets of selected positions each sequence has seen by the
         end of each epoch."""
         epochs = check_int("epochs", epochs, minimum=1)
+        B, T = self.ids.shape
+        n_masks = min(epochs, len(self.stored)) if self.stored else epochs
+        # the counts, one set entry (bytes object and slot) per distinct masking of a row, stored maskings
+        check_memory(8 * epochs * B + (90 + T // 8) * B * n_masks
+                     + (STORED_BYTES_PER_TOKEN * B * T * n_masks if self.stored else 0),
+                     f"distinct_masks over {epochs} epochs of {B} sequences")
         seen = [set() for _ in range(len(self.ids))]
         counts = np.zeros((epochs, len(self.ids)), dtype=np.int64)
         for e in range(epochs):
@@ -175,7 +230,7 @@ class MaskingSchedule:
         copies = f", copies={self.copies}" if self.schedule == "duplicated" else ""
         ngram = f", max_ngram={self.max_ngram}" if self.max_ngram > 1 else ""
         return (f"MaskingSchedule({self.schedule!r}, {len(self.ids)} sequences, mask_prob={self.mask_prob}"
-                f"{copies}{ngram}, {len(self.stored)} maskings stored)")
+                f"{copies}{ngram}, {len(self.stored)} maskings stored, {self.stored.drawn} drawn)")
 
 
 def mask_index(epoch: int, schedule: str, copies: int = 10) -> int:
@@ -196,23 +251,32 @@ def draws_per_sequence(epochs: int, schedule: str, copies: int = 10) -> int:
             "dynamic": epochs}[check_choice("schedule", schedule, SCHEDULES)]
 
 
+#: The sum of :func:`expected_distinct_masks` runs over j within this many (standard deviations + 1) of p N.
+_REACH = 60
+
+
 def expected_distinct_masks(n_tokens: int, mask_prob: float, epochs: int,
                             schedule: str, copies: int = 10) -> float:
     """E[distinct] = sum_j C(N, j) (1 - (1 - q_j)^n), q_j = p^j (1 - p)^(N - j)
 
     The expected number of distinct sets of selected positions a sequence
     of ``n_tokens`` words sees in ``epochs`` epochs: n independent draws
-    (n from :func:`draws_per_sequence`).
+    (n from :func:`draws_per_sequence`). C(N, j) q_j is the binomial
+    probability of j selected; the sum keeps the j within 60 (sd + 1) of
+    p N, the rest weighing below n e^-90 (Bernstein's inequality).
     """
     N = check_int("n_tokens", n_tokens, minimum=1)
     p = check_open_unit("mask_prob", mask_prob)
+    for name, value in (("epochs", epochs), ("copies", copies)):  # n is used as a float
+        check_int(name, value, maximum=2**53)
     n = draws_per_sequence(epochs, schedule, copies)
-    j = np.arange(N + 1)
-    # log q_j: one particular set of j positions
-    log_q = j * math.log(p) + (N - j) * math.log1p(-p)
-    log_comb = gammaln(N + 1) - gammaln(j + 1) - gammaln(N - j + 1)
-    tiny = math.log(n) + log_q < math.log(1e-8)  # 1 - (1 - q)^n = n q to 1e-8
-    with np.errstate(divide="ignore"):
-        exact = np.log(-np.expm1(n * np.log1p(-np.exp(log_q))))
-        log_seen = np.where(tiny, math.log(n) + log_q, exact)
-    return float(np.exp(log_comb + log_seen).sum())
+    reach = _REACH * (math.sqrt(N * p * (1 - p)) + 1)
+    low, high = max(0, math.floor(N * p - reach)), min(N, math.ceil(N * p + reach))
+    check_memory(64 * (high - low + 1), f"expected_distinct_masks with n_tokens={N} ({high - low + 1:,} terms)")
+    j = np.arange(low, high + 1)
+    pmf = binom.pmf(j, N, p)                              # C(N, j) q_j
+    log_q = j * math.log(p) + (N - j) * math.log1p(-p)    # one particular set of j positions
+    tiny = math.log(n) + log_q < math.log(1e-8)           # 1 - (1 - q)^n = n q to 1e-8
+    with np.errstate(divide="ignore", over="ignore"):
+        seen_over_q = np.exp(np.log(-np.expm1(n * np.log1p(-np.exp(log_q)))) - log_q)
+    return float((pmf * np.where(tiny, n, seen_over_q)).sum())
