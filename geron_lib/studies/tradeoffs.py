@@ -138,14 +138,22 @@ class Data:
     task_paragraphs: tuple[int, ...]
 
 
+def split(setup: Setup, n_paragraphs: int) -> tuple[list[int], list[int], list[int]]:
+    """The corpus's paragraph indices, split at random (seeded): the training paragraphs (the first
+    ``n_train`` of those left after the held-out draw), the held-out paragraphs of the MLM loss, and the
+    held-out paragraphs left for fine-tuning. Neither held-out part is seen by training or the tokenizer."""
+    train, held = corpus.split(list(range(n_paragraphs)), setup.n_held_out, seed=0)
+    mlm, tasks = corpus.split(held, setup.n_held_out - setup.n_mlm_held_out, seed=1)  # both drawn at random
+    return train[: setup.n_train], mlm, tasks
+
+
 def data(setup: Setup) -> Data:
     """The corpus split into training and held-out paragraphs (seeded), each packed into rows of T; the
     tokenizer learns its vocabulary from the training paragraphs."""
     check_type("setup", setup, Setup)
     paragraphs = corpus.load(setup.corpus)
-    train, held = corpus.split(list(range(len(paragraphs))), setup.n_held_out, seed=0)
-    mlm, tasks = corpus.split(held, setup.n_held_out - setup.n_mlm_held_out, seed=1)  # both drawn at random
-    train_text = [paragraphs[i] for i in train[: setup.n_train]]
+    train, mlm, tasks = split(setup, len(paragraphs))
+    train_text = [paragraphs[i] for i in train]
     held_text = [paragraphs[i] for i in mlm]
     tokenizer = WordPieceTokenizer.from_texts(train_text, setup.vocab_size)
     if tokenizer.vocab_size < setup.vocab_size:

@@ -1,0 +1,69 @@
+"""Where a trained miniature's heads look: the unfactorised, not-shared model of chapter 5's grid (E = H =
+64, seed 0), shipped with the library, read on one sentence of the held-out documentation text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from ..model.checkpoint import encoder_from_arrays
+from ..model.encoder import Encoder
+from ..pretraining.subword import WordPieceTokenizer
+from ..pretraining.tokenizer import SPECIAL_TOKENS
+from ..validate import check_int, check_type
+from .tradeoffs import STORED, Setup
+
+#: The cell and seed shipped: ``scripts/ship_miniature.py`` copies its weights from the grid's cache.
+CELL, SEED = (64, "none"), 0
+#: Its encoder's arrays (``model.checkpoint.encoder_arrays``) and its tokenizer's pieces, one a line.
+WEIGHTS = STORED.with_name("miniature_E64_none_seed0.npz")
+PIECES = STORED.with_name("miniature_pieces.txt")
+#: A sentence of a held-out paragraph (index in the "docs" corpus): unseen by training and the tokenizer.
+SENTENCE, PARAGRAPH = "The buffer is discarded when the close method is called.", 12954
+
+
+def load_miniature(weights: Path = WEIGHTS, pieces: Path = PIECES) -> tuple[Encoder, WordPieceTokenizer]:
+    """The shipped miniature's encoder (float32) and the WordPiece tokenizer it was trained with."""
+    tokens = Path(pieces).read_text(encoding="utf-8").splitlines()
+    tokenizer = WordPieceTokenizer(tokens[len(SPECIAL_TOKENS):])
+    with np.load(weights) as arrays:
+        encoder = encoder_from_arrays(Setup().model_config(*CELL), dict(arrays))
+    return encoder, tokenizer
+
+
+def head_patterns(encoder: Encoder, tokenizer: WordPieceTokenizer, sentence: str = SENTENCE,
+                  ) -> tuple[list[str], np.ndarray]:
+    """The sentence's tokens ([CLS] ... [SEP]) and every head's attention A_{l,i} = softmax(Q_i K_i^T /
+    sqrt(d_head)) on them: an (L, h, T, T) array whose row t of head i in layer l says where token t
+    looks."""
+    check_type("encoder", encoder, Encoder)
+    check_type("tokenizer", tokenizer, WordPieceTokenizer)
+    check_type("sentence", sentence, str)
+    ids = tokenizer.encode(sentence)
+    check_int("the sentence's length in tokens", len(ids), minimum=3)  # [CLS], one token, [SEP]
+    if len(ids) > encoder.config.max_position_embeddings:
+        raise ValueError(f"sentence is {len(ids)} tokens long; the model reads at most "
+                         f"{encoder.config.max_position_embeddings}")
+    A = np.stack([a[0] for a in encoder.attentions(np.array([ids]))])  # (L, h, T, T)
+    return [tokenizer.vocabulary[i] for i in ids], A
+
+
+def pattern_shares(A: np.ndarray) -> dict[str, np.ndarray]:
+    """What share of its weight a head gives, on average over the T tokens looking:
+
+        first[l, i] = mean_t A_{l,i}[t, 0]          ([CLS])
+        last[l, i]  = mean_t A_{l,i}[t, T - 1]      ([SEP])
+        near[l, i]  = mean_t sum_{|s - t| <= 1} A_{l,i}[t, s]   (itself and its neighbours)
+        peak[l, i]  = mean_t max_s A_{l,i}[t, s]    (its largest single weight)
+
+    each an (L, h) array; weights spread evenly would give 1/T, 1/T, about 3/T and 1/T.
+    """
+    A = np.asarray(A)
+    if A.ndim != 4 or A.shape[2] != A.shape[3]:
+        raise ValueError(f"A must be (L, h, T, T); got shape {A.shape}")
+    T = A.shape[-1]
+    t, s = np.indices((T, T))
+    near = (np.abs(t - s) <= 1)
+    return {"first": A[..., :, 0].mean(-1), "last": A[..., :, -1].mean(-1),
+            "near": (A * near).sum(-1).mean(-1), "peak": A.max(-1).mean(-1)}

@@ -1,0 +1,83 @@
+"""The shipped miniature is the grid's run, the sentence it reads is held out, and the summaries of its
+heads say what their equations say."""
+
+import numpy as np
+import pytest
+
+from geron_lib.model.encoder import Encoder
+from geron_lib.pretraining import corpus
+from geron_lib.studies import tradeoffs as tx
+from geron_lib.studies import trained_attention as ta
+
+
+@pytest.fixture(scope="module")
+def miniature():
+    return ta.load_miniature()
+
+
+def test_shipped_weights_are_the_stored_run(miniature):
+    encoder, _ = miniature
+    (run,) = [r for r in tx.load_stored()["runs"] if (r["E"], r["sharing"], r["seed"]) == (*ta.CELL, ta.SEED)]
+    rank = tx.token_table_rank(encoder.embeddings["word"], centred=True)
+    assert tx.rounded(float(rank["effective_rank"])) == run["effective_rank_centred"]   # as stored: 4 digits
+    assert tx.rounded(rank["singular_values"].tolist()) == run["singular_values_centred"]
+
+
+def test_shipped_pieces_are_the_grid_tokenizer(miniature):
+    _, tokenizer = miniature
+    assert tokenizer.vocabulary == tx.data(tx.Setup()).tokenizer.vocabulary
+
+
+def test_the_sentence_is_from_a_held_out_paragraph():
+    paragraphs = corpus.load(tx.Setup().corpus)
+    train, mlm, tasks = tx.split(tx.Setup(), len(paragraphs))
+    assert ta.SENTENCE in paragraphs[ta.PARAGRAPH]
+    assert ta.PARAGRAPH in mlm and ta.PARAGRAPH not in train and ta.PARAGRAPH not in tasks
+    assert not any(ta.SENTENCE in paragraphs[i] for i in train)  # nor repeated in a training paragraph
+
+
+def test_head_patterns_are_attention_rows(miniature):
+    tokens, A = ta.head_patterns(*miniature)
+    assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]" and "buffer" in tokens
+    config = miniature[0].config
+    assert A.shape == (config.num_hidden_layers, config.num_attention_heads, len(tokens), len(tokens))
+    np.testing.assert_allclose(A.sum(-1), 1, atol=1e-5)
+
+
+def test_pattern_shares_of_known_patterns():
+    T = 5
+    eye = np.eye(T)[None, None]
+    even = np.full((1, 1, T, T), 1 / T)
+    first = np.zeros((1, 1, T, T))
+    first[..., 0] = 1
+    s = ta.pattern_shares(eye)
+    assert (s["near"], s["peak"], s["first"], s["last"]) == (1, 1, 1 / T, 1 / T)
+    s = ta.pattern_shares(even)
+    assert s["near"][0, 0] == pytest.approx((3 * T - 2) / T**2) and s["peak"][0, 0] == pytest.approx(1 / T)
+    s = ta.pattern_shares(first)
+    assert s["first"][0, 0] == 1 and s["near"][0, 0] == pytest.approx(2 / T)   # rows 0 and 1 are near 0
+
+
+def test_bad_inputs_are_refused_by_name(miniature):
+    with pytest.raises(ValueError, match="A must be"):
+        ta.pattern_shares(np.ones((2, 3, 4)))
+    with pytest.raises(ValueError, match="sentence is"):
+        ta.head_patterns(*miniature, " ".join(["the"] * 100))
+    with pytest.raises(TypeError, match="sentence"):
+        ta.head_patterns(*miniature, ["the buffer"])
+
+
+def test_chapter_3_claims_about_the_trained_heads(miniature):
+    """Chapter 3: at initialisation every head spreads evenly; trained, no first-layer head keeps more than
+    about the even share near the token, while some last-layer heads keep over twice it, and one last-layer
+    head gives the largest share to [CLS]."""
+    tokens, A = ta.head_patterns(*miniature)
+    T = len(tokens)
+    even_near = (3 * T - 2) / T**2
+    untrained = Encoder(tx.Setup().model_config(*ta.CELL), seed=ta.SEED)
+    init_A = ta.head_patterns(untrained, miniature[1])[1]
+    assert init_A.max() < 1.5 / T                                   # "no weight exceeds"
+    s = ta.pattern_shares(A)
+    assert s["near"][0].max() < 1.3 * even_near
+    assert (s["near"][-1] > 2 * even_near).sum() >= 2
+    assert s["first"][-1].max() > 4 / T
