@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..validate import check_int, check_type
+from ..validate import check_int, check_memory, check_type
 from .masking import as_generator
 from .tokenizer import Tokenizer
 
@@ -28,6 +28,18 @@ class SentencePair(NamedTuple):
     first: str
     second: str
     label: int
+
+
+def check_pairs(pairs) -> list[SentencePair]:
+    """``pairs`` itself: a list of :class:`SentencePair`, each of two str and a label 0 or 1 (may be empty)."""
+    check_type("pairs", pairs, list)
+    for i, pair in enumerate(pairs):
+        check_type(f"pairs[{i}]", pair, SentencePair)
+        for field in ("first", "second"):
+            check_type(f"pairs[{i}].{field}", getattr(pair, field), str)
+        if check_int(f"pairs[{i}].label", pair.label) not in (0, 1):
+            raise ValueError(f"pairs[{i}].label must be 0 or 1, got {pair.label}")
+    return pairs
 
 
 def _check_documents(documents, minimum: int) -> list[list[str]]:
@@ -88,26 +100,26 @@ def sop_pairs(documents: list[list[str]], *, rng=0) -> list[SentencePair]:
 
 def label_counts(pairs: list[SentencePair]) -> np.ndarray:
     """How many pairs carry label 0 and label 1."""
-    return np.bincount([p.label for p in pairs], minlength=2)
+    pairs = check_pairs(pairs)
+    return np.bincount(np.array([int(p.label) for p in pairs], dtype=np.int64), minlength=2)
 
 
 def encode_pairs(pairs: list[SentencePair], tokenizer: Tokenizer, T: int
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(ids, token_type_ids, labels): each pair as [CLS] A [SEP] B [SEP], then [PAD], A's part of type 0
     and B's of type 1, both (n, T); the longer segment is cut first until the pair fits T."""
-    check_type("pairs", pairs, list)
-    if not pairs:
+    if not check_pairs(pairs):
         raise ValueError("pairs is empty: give at least one sentence pair")
     check_type("tokenizer", tokenizer, Tokenizer)
     T = check_int("T", T, minimum=5)
+    check_memory(16 * len(pairs) * T, f"{len(pairs):,} pairs of T={T:,} ids and token types")
     ids = np.full((len(pairs), T), tokenizer.pad_id, dtype=np.int64)
     types = np.zeros_like(ids)
-    for row, (pair, out, out_types) in enumerate(zip(pairs, ids, types, strict=True)):
-        check_type(f"pairs[{row}]", pair, SentencePair)
+    for pair, out, out_types in zip(pairs, ids, types, strict=True):
         a, b = (tokenizer.encode(s)[1:-1] for s in (pair.first, pair.second))
         while len(a) + len(b) > T - 3:
             (a if len(a) >= len(b) else b).pop()
         first = [tokenizer.cls_id, *a, tokenizer.sep_id]
         out[: len(first) + len(b) + 1] = first + b + [tokenizer.sep_id]
         out_types[len(first): len(first) + len(b) + 1] = 1
-    return ids, types, np.array([p.label for p in pairs], dtype=np.int64)
+    return ids, types, np.array([int(p.label) for p in pairs], dtype=np.int64)

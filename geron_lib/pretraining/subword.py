@@ -20,17 +20,17 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import pairwise
 
-from ..validate import check_int
-from .tokenizer import SPECIAL_TOKENS, Tokenizer, check_texts, split_words
+from ..validate import check_int, check_type
+from .tokenizer import SPECIAL_TOKENS, Tokenizer, WordTokenizer, check_texts, split_words
 
 #: Marks a piece that continues a word.
 PREFIX = "##"
 #: Longer words become [UNK] whole (BERT's and transformers' ``max_input_chars_per_word``).
 MAX_WORD_CHARS = 100
-_PIECE = re.compile(r"(?:##)?[a-z0-9']+|[^\sa-z0-9'#]|#")
+_PIECE = re.compile(r"(?:##)?[a-z0-9']+|[^\sa-zA-Z0-9'#]|#")
 
 
 def _merged(a: str, b: str) -> str:
@@ -42,7 +42,16 @@ def learn_pieces(word_counts: dict[str, int], n_pieces: int) -> list[str]:
 
     The WordPiece vocabulary (without the special tokens) of ``word_counts`` (word -> count): the
     characters, sorted, then one piece per merge in the order made. Stops early when no pair is left.
+    Every word is one word of :func:`~.tokenizer.split_words`, its count a positive integer.
     """
+    check_type("word_counts", word_counts, Mapping)
+    n_pieces = check_int("n_pieces", n_pieces, minimum=1)
+    for w, n in word_counts.items():
+        if not isinstance(w, str):
+            raise TypeError(f"word_counts's words must be str, got {w!r} ({type(w).__name__})")
+        if not WordTokenizer.is_token(w):
+            raise ValueError(f"word_counts's words must be {WordTokenizer.TOKEN_RULE}; got {w!r}")
+        check_int(f"word_counts[{w!r}]", n, minimum=1)
     words = [[w[0], *(PREFIX + c for c in w[1:])] for w in word_counts]
     counts = list(word_counts.values())
     pieces = sorted({p for w in words for p in w})
@@ -101,14 +110,13 @@ class WordPieceTokenizer(Tokenizer):
     """Text to WordPiece ids and back: ids 0-4 are BERT's special tokens, then the pieces in the order given
     (a piece that continues a word starts with ``##``)."""
 
+    TOKEN_RULE = "lower-case word starts, ##continuations or single marks"
+
+    @staticmethod
+    def is_token(token: str) -> bool:
+        return bool(_PIECE.fullmatch(token)) and token == token.lower()
+
     def __init__(self, pieces: Sequence[str]):
-        pieces = list(pieces)
-        if not pieces:
-            raise ValueError("pieces is empty: a tokenizer needs at least one piece")
-        bad = [p for p in pieces if not isinstance(p, str) or not _PIECE.fullmatch(p)]
-        if bad:
-            raise ValueError(f"pieces must be lower-case word starts, ##continuations or single marks; "
-                             f"got {bad[0]!r}")
         super().__init__(pieces, name="pieces")
         self._cache: dict[str, list[str]] = {}
 
@@ -127,6 +135,7 @@ class WordPieceTokenizer(Tokenizer):
     def word_pieces(self, word: str) -> list[str]:
         """The pieces of one word, longest match first: the longest vocabulary piece starting the word, then
         the longest ``##`` piece continuing it, ...; ``["[UNK]"]`` when that fails or the word is too long."""
+        check_type("word", word, str)
         if word not in self._cache:
             self._cache[word] = self._cut(word)
         return self._cache[word]

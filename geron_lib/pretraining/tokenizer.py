@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 
 import numpy as np
 
-from ..validate import check_int, check_token_ids
+from ..validate import check_int, check_memory, check_token_ids
 
 #: The special tokens, with ids 0 to 4 in this order.
 SPECIAL_TOKENS = ("[PAD]", "[CLS]", "[SEP]", "[MASK]", "[UNK]")
@@ -24,25 +24,50 @@ def split_words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
 
 
+def check_strings(name: str, values) -> list[str]:
+    """``values`` as a list of str: any ordered iterable of them (a list, a tuple, a generator), but not
+    one str (whose letters would be taken one by one), a set (no order) or a dict."""
+    if isinstance(values, str | bytes | Set | Mapping) or not isinstance(values, Iterable):
+        raise TypeError(f"{name} must be a list of strings (not a single string, a set or a dict), got "
+                        f"{type(values).__name__}")
+    values = list(values)
+    for i, v in enumerate(values):
+        if not isinstance(v, str):
+            raise TypeError(f"{name}[{i}] must be a str, got {type(v).__name__}")
+    return values
+
+
 def check_texts(texts) -> list[str]:
-    if isinstance(texts, str) or not isinstance(texts, Iterable):
-        raise TypeError(f"texts must be a list of strings, got {type(texts).__name__}")
-    texts = list(texts)
+    texts = check_strings("texts", texts)
     if not texts:
         raise ValueError("texts is empty: give at least one sentence")
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"texts[{i}] must be a str, got {type(t).__name__}")
     return texts
+
+
+def _check_rows_memory(n_rows: int, T: int) -> None:
+    check_memory(8 * n_rows * T, f"{n_rows:,} rows of T={T:,} int64 ids")
 
 
 class Tokenizer:
     """What every tokenizer here shares: ids 0-4 are BERT's special tokens, then its tokens in the order
     given; text to ids (one sequence or a padded batch) and back. A subclass says how text splits
-    (:meth:`tokenize`)."""
+    (:meth:`tokenize`) and what a token may be (:data:`TOKEN_RULE`, :meth:`is_token`)."""
+
+    #: What every token must be, as the error for a bad one says.
+    TOKEN_RULE = "strings"
+
+    @staticmethod
+    def is_token(token: str) -> bool:
+        """Whether ``token`` keeps :data:`TOKEN_RULE`."""
+        return True
 
     def __init__(self, tokens: Sequence[str], *, name: str = "tokens"):
-        tokens = list(tokens)
+        tokens = check_strings(name, tokens)
+        if not tokens:
+            raise ValueError(f"{name} is empty: a tokenizer needs at least one token")
+        bad = [t for t in tokens if not self.is_token(t)]
+        if bad:
+            raise ValueError(f"{name} must be {self.TOKEN_RULE}; got {bad[0]!r}")
         if len(set(tokens)) != len(tokens) or set(tokens) & set(SPECIAL_TOKENS):
             raise ValueError(f"{name} must be distinct and must not repeat the special tokens")
         self.vocabulary = list(SPECIAL_TOKENS) + tokens
@@ -69,6 +94,7 @@ class Tokenizer:
         """(B, T) ids, one text a row: [CLS] tokens [SEP] then [PAD]; tokens beyond T - 2 are cut."""
         texts = check_texts(texts)
         T = check_int("T", T, minimum=3)
+        _check_rows_memory(len(texts), T)
         ids = np.full((len(texts), T), self.pad_id, dtype=np.int64)
         for row, text in zip(ids, texts, strict=True):
             encoded = self.encode(text)
@@ -86,6 +112,7 @@ class Tokenizer:
         """
         texts = check_texts(texts)
         T = check_int("T", T, minimum=3)
+        _check_rows_memory(1, T)                                          # at least one row
         rows, row = [], [self.cls_id]
         for text in texts:
             tokens = self.encode(text)[1:-1][: T - 2] + [self.sep_id]     # text [SEP], cut to fit a row
@@ -94,6 +121,7 @@ class Tokenizer:
                 row = [self.cls_id]
             row += tokens
         rows.append(row)
+        _check_rows_memory(len(rows), T)
         ids = np.full((len(rows), T), self.pad_id, dtype=np.int64)
         for out, r in zip(ids, rows, strict=True):
             out[: len(r)] = r
@@ -108,13 +136,13 @@ class Tokenizer:
 class WordTokenizer(Tokenizer):
     """Words to ids and back. Ids 0-4 are the special tokens, then the words in the order given."""
 
+    TOKEN_RULE = "lower-case single words or marks, as split_words cuts text"
+
+    @staticmethod
+    def is_token(token: str) -> bool:
+        return split_words(token) == [token]
+
     def __init__(self, words: Sequence[str]):
-        words = list(words)
-        if not words:
-            raise ValueError("words is empty: a tokenizer needs at least one word")
-        bad = [w for w in words if not isinstance(w, str) or split_words(w) != [w]]
-        if bad:
-            raise ValueError(f"words must be lower-case single words or marks; got {bad[0]!r}")
         super().__init__(words, name="words")
 
     @classmethod
