@@ -20,9 +20,12 @@ from ..model.encoder import block_forward
 from ..model.layers import softmax
 from ..validate import check_int, check_memory, check_open_unit, check_token_ids
 from .masks import fixed_count_masks, masked_count
-from .rng import tensor
+from .rng import M, tensor
 
 REFERENCE_EPS = 1e-5
+#: At most this many passes through a block per call (n_layers, times epochs for roberta): each pass is a
+#: forward in Python, and more would run for minutes.
+MAX_BLOCK_PASSES = 100_000
 
 
 class ReferenceResult(Mapping):
@@ -84,7 +87,15 @@ def _geometry(X, n_layers, n_heads, d_model, vocab_size, d_ff, seed):
     elif check_int("vocab_size", vocab_size, minimum=1) <= largest:
         raise ValueError(f"vocab_size ({vocab_size}) must be above the largest id in X ({largest})")
     d_ff = 2 * d_model if d_ff is None else check_int("d_ff", d_ff, minimum=1)
-    return ids, n_layers, n_heads, d_model, vocab_size, d_ff, check_int("seed", seed)
+    # every seed the reference draws from is seed + k, taken mod 2^32 by its generator
+    return ids, n_layers, n_heads, d_model, vocab_size, d_ff, check_int("seed", seed) % M
+
+
+def _check_passes(n_layers: int, epochs: int = 1) -> None:
+    if n_layers * epochs > MAX_BLOCK_PASSES:
+        shown = f"n_layers ({n_layers}) x epochs ({epochs})" if epochs > 1 else f"n_layers ({n_layers})"
+        raise ValueError(f"{shown} must be at most {MAX_BLOCK_PASSES:,} passes through a block: each is a "
+                         "forward in Python, and more would run for minutes")
 
 
 def _check_size(call: str, n_weights: int, ids: np.ndarray, config: EncoderConfig):
@@ -135,6 +146,7 @@ def albert(X, n_layers=4, n_heads=2, d_model=8, d_embed=4,
     E = check_int("d_embed", d_embed, minimum=1)
     if E > d:
         raise ValueError(f"d_embed ({E}) must lie in [1, d_model] = [1, {d}]")
+    _check_passes(L)
     B, T = ids.shape
     embedding_params = V * E + linear_params(E, d, bias=False)
     block_params = reference_block_params(d, F, h)
@@ -181,6 +193,7 @@ def roberta(X, n_layers=2, n_heads=2, d_model=8, vocab_size=None, d_ff=None, mas
     ids, L, h, d, V, F, seed = _geometry(X, n_layers, n_heads, d_model, vocab_size, d_ff, seed)
     mask_prob = check_open_unit("mask_prob", mask_prob)
     epochs = check_int("epochs", epochs, minimum=1)
+    _check_passes(L, epochs)
     B, T = ids.shape
     n_mask = masked_count(T, mask_prob)
     if n_mask >= T and T > 1:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..validate import check_int, check_open_unit
-from .rng import draws_rows
+from ..validate import check_int, check_memory, check_open_unit
+from .rng import M, draws_rows
 
 
 def masked_count(T: int, mask_prob: float) -> int:
@@ -24,6 +24,8 @@ def fixed_count_masks(seed: int, epoch: int, n_rows: int, T: int, n_mask: int) -
     n_mask = check_int("n_mask", n_mask, minimum=1)
     if n_mask > T:
         raise ValueError(f"n_mask ({n_mask}) must be at most T ({T})")
-    row_seeds = seed + 977 * (epoch + 1) + 31 * np.arange(n_rows)
+    # row seeds (int64), draws (uint32 states, float64), argsort (int64), the sorted positions (int64)
+    check_memory(8 * n_rows + 28 * n_rows * T + 8 * n_rows * n_mask, f"masks of n_rows={n_rows:,} x T={T:,}")
+    row_seeds = (seed + 977 * (epoch + 1)) % M + 31 * np.arange(n_rows)  # the generator takes seeds mod 2^32
     u = draws_rows(row_seeds.tolist(), T, scale=0.5) + 0.5           # (n_rows, T)
     return np.sort(np.argsort(u, axis=1, kind="stable")[:, :n_mask], axis=1)

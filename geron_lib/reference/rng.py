@@ -10,6 +10,7 @@ then returns ``(2 ((s + 0.5) / 2^32) - 1) * scale``, a value in ``(-scale, scale
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sized
 
 import numpy as np
 
@@ -18,11 +19,18 @@ from ..validate import check_int, check_memory, check_positive_number
 A = 1664525
 C = 1013904223
 M = 2**32
+#: :func:`draws_loop` steps one draw at a time in Python (about a second for this many); :func:`draws`
+#: computes any number at once.
+MAX_LOOP_DRAWS = 10**6
 
 
 def draws_loop(seed: int, n: int, scale: float = 0.1) -> np.ndarray:
-    """The first ``n`` draws, one step at a time: the recurrence exactly as written (slow, for reading)."""
+    """The first ``n`` draws, one step at a time: the recurrence exactly as written (slow, for reading;
+    n at most :data:`MAX_LOOP_DRAWS`)."""
     seed, n = check_int("seed", seed), check_int("n", n, minimum=0)
+    if n > MAX_LOOP_DRAWS:
+        raise ValueError(f"n must be at most {MAX_LOOP_DRAWS:,} for the step-by-step loop, got {n:,}; "
+                         "draws() computes the same values at once")
     s = seed % M
     out = np.empty(n)
     for i in range(n):
@@ -50,7 +58,8 @@ def _affine_powers(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _states(seeds: np.ndarray, n: int) -> np.ndarray:
     """States s_1 .. s_n for each of ``seeds`` (int64 array): shape (len(seeds), n), uint32."""
-    check_memory(seeds.size * n * 16, f"{seeds.size} x {n} draws")
+    # a_k and c_k (uint32), then per seed its states (uint32) and their floats (float64)
+    check_memory(8 * n + 12 * seeds.size * n, f"{seeds.size:,} x {n:,} draws")
     if n == 0:
         return np.empty((seeds.size, 0), dtype=np.uint32)
     a, c = _affine_powers(n)
@@ -72,17 +81,23 @@ def draws(seed: int, n: int, scale: float = 0.1) -> np.ndarray:
     """The first ``n`` draws from ``seed``, all at once; equal bit for bit to :func:`draws_loop`."""
     seed, n = check_int("seed", seed), check_int("n", n, minimum=0)
     scale = check_positive_number("scale", scale)
-    return _to_unit(_states(np.array([seed]), n)[0], scale)
+    return _to_unit(_states(np.array([seed % M], dtype=np.int64), n)[0], scale)
 
 
 def draws_rows(seeds, n: int, scale: float = 0.1) -> np.ndarray:
     """Row i holds the first ``n`` draws from ``seeds[i]``: (len(seeds), n), one vectorised pass."""
-    seeds = np.array([check_int("seeds", s) for s in seeds], dtype=np.int64)
+    if isinstance(seeds, str | bytes) or not isinstance(seeds, Iterable):
+        raise TypeError(f"seeds must be a sequence of integer seeds, got {type(seeds).__name__}")
     n, scale = check_int("n", n, minimum=0), check_positive_number("scale", scale)
+    if isinstance(seeds, Sized):  # the memory, before the seeds are read
+        check_memory(8 * n + 12 * len(seeds) * n, f"{len(seeds):,} x {n:,} draws")
+    seeds = np.array([check_int("seeds", s) % M for s in seeds], dtype=np.int64)
     return _to_unit(_states(seeds, n), scale)
 
 
 def tensor(seed: int, shape: tuple[int, ...], scale: float = 0.1) -> np.ndarray:
     """A weight tensor "drawn with seed k": the first prod(shape) draws, filled in row-major order."""
+    if not isinstance(shape, tuple | list):
+        raise TypeError(f"shape must be a tuple of sizes, got {type(shape).__name__}")
     shape = tuple(check_int("shape", d, minimum=0) for d in shape)
     return draws(seed, math.prod(shape), scale).reshape(shape)
