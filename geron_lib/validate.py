@@ -193,6 +193,9 @@ def check_head_grid(T_values, h_values, hidden_size, batch) -> tuple[list[int], 
     (T_values, h_values, H, B) as ints, each list non-empty and H divisible by every h."""
     H = check_int("hidden_size", hidden_size, minimum=1)
     B = check_int("batch", batch, minimum=1)
+    for name, values in (("T_values", T_values), ("h_values", h_values)):
+        if isinstance(values, str | bytes) or not hasattr(values, "__iter__"):
+            raise TypeError(f"{name} must be a list of integers, got {type(values).__name__}")
     T_values = [check_int("every T", T, minimum=1) for T in T_values]
     h_values = [check_int("every h", h, minimum=1) for h in h_values]
     if not T_values or not h_values:
