@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 
 from ..validate import check_choice, check_int, check_type
-from .tokenizer import check_strings
 
 #: The committed corpus, one sentence a line.
 CORPUS_PATH = Path(__file__).parent / "data" / "corpus.txt"
@@ -172,7 +171,7 @@ def docs_paragraphs() -> list[tuple[str, str, str]]:
 
 def split(sentences: list[str], n_held_out: int, *, seed: int = 0) -> tuple[list[str], list[str]]:
     """(training, held-out) sentences: ``n_held_out`` drawn at random (seeded), the rest in corpus order."""
-    check_strings("sentences", check_type("sentences", sentences, list))
+    check_type("sentences", sentences, list)
     if not sentences:
         raise ValueError("sentences is empty: give at least two sentences to split")
     n_held_out = check_int("n_held_out", n_held_out, minimum=1)

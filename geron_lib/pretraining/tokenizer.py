@@ -37,10 +37,11 @@ def check_strings(name: str, values) -> list[str]:
     return values
 
 
-def check_texts(texts) -> list[str]:
-    texts = check_strings("texts", texts)
+def check_texts(texts, name: str = "texts") -> list[str]:
+    """``texts`` as a non-empty list of str (see :func:`check_strings`); ``name`` is the argument's."""
+    texts = check_strings(name, texts)
     if not texts:
-        raise ValueError("texts is empty: give at least one sentence")
+        raise ValueError(f"{name} is empty: give at least one sentence")
     return texts
 
 

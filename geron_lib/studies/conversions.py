@@ -12,7 +12,18 @@ from typing import NamedTuple
 import numpy as np
 
 from ..model.attention import check_attention_weights
-from ..validate import check_int
+from ..validate import check_int, check_memory
+
+
+def _check_weights(w: dict, num_attention_heads, form: str, maps: int) -> tuple[int, int]:
+    """(H, h) of complete, finite float weights of ``form`` (integer weights would truncate the factors),
+    with memory for ``maps`` arrays of (h, H, H): the value maps and what is computed from them."""
+    H, h = check_attention_weights(w, num_attention_heads, form)
+    for k, v in w.items():
+        if isinstance(v, np.ndarray) and v.dtype.kind != "f":
+            raise TypeError(f"w[{k!r}] must hold floats, got {v.dtype}")
+    check_memory(maps * h * H * H * w["W_V"].itemsize, f"{maps} x {h} value maps of {H} x {H}")
+    return H, h
 
 
 def value_maps(w: dict, num_attention_heads: int, form: str) -> np.ndarray:
@@ -20,7 +31,7 @@ def value_maps(w: dict, num_attention_heads: int, form: str) -> np.ndarray:
 
     Every head's full-width value map as one (h, H, H) array, for either form.
     """
-    H, h = check_attention_weights(w, num_attention_heads, form)
+    H, h = _check_weights(w, num_attention_heads, form, maps=1)
     if form == "sum":
         return w["W_V"]
     d_head = H // h
@@ -36,7 +47,7 @@ def concat_to_sum(w: dict, num_attention_heads: int) -> dict:
     ``w`` compute: every row of A_i sums to one, so the value bias reaches
     the output as the constant row b_V W_O, which b'_O holds.
     """
-    check_attention_weights(w, num_attention_heads, "concat")
+    _check_weights(w, num_attention_heads, "concat", maps=1)
     keep = ("W_Q", "b_Q", "W_K", "b_K")
     out = {k: w[k].copy() for k in keep if w.get(k) is not None}
     out["W_V"] = value_maps(w, num_attention_heads, "concat")  # (h, H, H)
@@ -69,7 +80,7 @@ def sum_to_concat(w: dict, num_attention_heads: int,
     columns of W_V and rows of W_O, and the relative error (0 when every
     W'_V,i has rank <= r).
     """
-    H, h = check_attention_weights(w, num_attention_heads, "sum")
+    H, h = _check_weights(w, num_attention_heads, "sum", maps=3)  # W_V, then U and V^T of its SVD
     d_head = H // h
     r = d_head if rank is None else check_int("rank", rank, minimum=1)
     if r > d_head:

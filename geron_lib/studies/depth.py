@@ -12,14 +12,18 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..config import SHARING, EncoderConfig
+from ..config import SHARING, EncoderConfig, max_length
+from ..costs.memory import forward_activation_bytes
 from ..costs.params import count_parameters
 from ..model.encoder import Encoder
 from ..timing import median_seconds
-from ..validate import check_float_dtype, check_int, check_type
+from ..validate import check_finite_array, check_float_dtype, check_int, check_memory, check_type
 
 #: Where Linux lists CPU 0's caches (one index* folder per cache, with its level, type and size).
 CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
+
+#: Timing rounds at most (more would run for minutes on the chapter's sizes).
+MAX_REPEATS = 1000
 
 #: The hidden-state experiment of the sharing chapter: 24 layers like ALBERT large, at a width that runs fast.
 MOVEMENT_CONFIG = EncoderConfig(vocab_size=1000, hidden_size=256, num_hidden_layers=24, num_attention_heads=4,
@@ -33,6 +37,23 @@ def _check_depths(depths) -> list[int]:
     if not depths:
         raise ValueError("depths is empty; give at least one layer count")
     return depths
+
+
+def _check_run(config: EncoderConfig, batch, seq_len, seed) -> tuple[int, int, int]:
+    """(B, T, seed) for random ids of ``config``: T within the position table, seed a non-negative int."""
+    B = check_int("batch", batch, minimum=1)
+    T = check_int("seq_len", seq_len, minimum=1)
+    seed = check_int("seed", seed, minimum=0)
+    if T > max_length(config):
+        raise ValueError(f"seq_len must be at most {max_length(config)}, the positions that "
+                         f"max_position_embeddings ({config.max_position_embeddings}) covers, got {T}")
+    return B, T, seed
+
+
+def _check_clock(clock) -> None:
+    if not callable(clock):
+        raise TypeError(f"clock must be a function returning seconds (such as time.perf_counter), got "
+                        f"{type(clock).__name__}")
 
 
 def params_by_depth(config: EncoderConfig, depths) -> dict[str, list[int]]:
@@ -57,6 +78,10 @@ def layer_movement(states) -> tuple[np.ndarray, np.ndarray]:
                and s.shape == states[0].shape for s in states)
     if not same:
         raise ValueError("states must all be arrays of one shape (B, T, H)")
+    for i, s in enumerate(states):
+        check_finite_array(f"states[{i}]", s)
+    # the stacked states, their differences, products and norms: about five copies
+    check_memory(5 * 8 * len(states) * states[0].size, f"layer_movement of {len(states)} states")
     x = np.stack(states)  # (L + 1, B, T, H)
     before, after = x[:-1], x[1:]
     distances = np.linalg.norm(after - before, axis=-1)  # (L, B, T)
@@ -70,9 +95,13 @@ def movement_by_sharing(config: EncoderConfig, *, batch: int = 4, seq_len: int =
     """:func:`layer_movement` of ``config`` built unshared (``"none"``) and all-shared (``"all"``), with
     weights drawn at random from ``seed`` (untrained), on one batch of random token ids."""
     config = check_type("config", config, EncoderConfig)
-    B = check_int("batch", batch, minimum=1)
-    T = check_int("seq_len", seq_len, minimum=1)
-    seed = check_int("seed", seed)
+    B, T, seed = _check_run(config, batch, seq_len, seed)
+    c = config
+    # the ids, one forward's arrays, the L + 1 hidden states and what layer_movement makes of them
+    check_memory(8 * B * T + forward_activation_bytes(B, T, c.hidden_size, c.num_attention_heads,
+                                                      c.intermediate_size, c.attention, 8)
+                 + 6 * 8 * (c.num_hidden_layers + 1) * B * T * c.hidden_size,
+                 f"movement_by_sharing on batch={B} x seq_len={T}")
     ids = np.random.default_rng(seed).integers(0, config.vocab_size, (B, T))
     return {mode: layer_movement(Encoder(config.replace(sharing=mode), seed=seed).hidden_states(ids))
             for mode in ("none", "all")}
@@ -91,13 +120,9 @@ def forward_time_by_sharing(config: EncoderConfig, depths, *, batch: int = 1, se
     ``clock`` replaces it (``time.perf_counter`` for wall time; a test passes a counter of the work done).
     """
     config, depths = check_type("config", config, EncoderConfig), _check_depths(depths)
-    B = check_int("batch", batch, minimum=1)
-    T = check_int("seq_len", seq_len, minimum=1)
-    repeats = check_int("repeats", repeats, minimum=1)
-    seed = check_int("seed", seed)
-    if T > config.max_position_embeddings:
-        raise ValueError(f"seq_len must be at most max_position_embeddings "
-                         f"({config.max_position_embeddings}), got {T}")
+    B, T, seed = _check_run(config, batch, seq_len, seed)
+    repeats = check_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
+    _check_clock(clock)
     ids = np.random.default_rng(seed).integers(0, config.vocab_size, (B, T))
     seconds = {mode: [] for mode in SHARING}
     with threadpool_limits(limits=1, user_api="blas"):

@@ -17,7 +17,15 @@ from ..pretraining import corpus
 from ..pretraining.masking import SCHEDULES, MaskingSchedule, bert_mask
 from ..pretraining.tokenizer import WordTokenizer
 from ..pretraining.train import TrainingConfig, train_mlm
-from ..validate import check_int, check_type
+from ..validate import (
+    check_float_dtype,
+    check_heads,
+    check_int,
+    check_memory,
+    check_open_unit,
+    check_positive_number,
+    check_type,
+)
 
 #: The held-out sentences carry one fixed masking, drawn with this seed, for every run.
 HELD_OUT_MASK_SEED = 12345
@@ -45,10 +53,25 @@ class Setup:
     dtype: str = "float32"
 
     def __post_init__(self):
-        for name in ("n_train", "n_held_out", "epochs", "copies", "batch_size"):
-            check_int(name, getattr(self, name), minimum=1)
+        def store(name, value):  # numpy numbers as Python ones (the setup is stored as JSON)
+            object.__setattr__(self, name, value)
+
+        for name in ("n_train", "n_held_out", "epochs", "copies", "batch_size", "hidden_size",
+                     "num_hidden_layers", "num_attention_heads", "intermediate_size"):
+            store(name, check_int(name, getattr(self, name), minimum=1))
+        store("T", check_int("T", self.T, minimum=3))
+        check_heads(self.hidden_size, self.num_attention_heads)
+        store("mask_prob", check_open_unit("mask_prob", self.mask_prob))
+        store("lr", check_positive_number("lr", self.lr))
+        if isinstance(self.seeds, str) or not isinstance(self.seeds, tuple | list):
+            raise TypeError(f"seeds must be a tuple of seeds, got {type(self.seeds).__name__}")
         if not self.seeds:
             raise ValueError("seeds is empty: give at least one seed")
+        store("seeds", tuple(check_int("seeds", s, minimum=0) for s in self.seeds))
+        store("dtype", check_float_dtype("dtype", self.dtype).name)
+        # the training and held-out ids, and the position table, before any is built
+        check_memory(8 * self.T * (self.n_train + self.n_held_out + self.hidden_size + 1),
+                     f"a Setup with T={self.T}")
 
     def training(self, seed: int) -> TrainingConfig:
         """How each run trains: these epochs, batch size and peak learning rate; batches shuffled by
@@ -129,6 +152,14 @@ def load_stored(path=STORED) -> dict:
 def summary(result: dict, epoch: int = -1) -> dict[str, dict[str, tuple[float, float]]]:
     """Per schedule, the (mean, standard deviation over seeds) of the training and held-out losses at
     ``epoch`` (default: the last)."""
+    if not isinstance(result, dict) or not {"train", "held_out"} <= result.keys():
+        raise TypeError("result must be a dict with 'train' and 'held_out' losses, as run() and "
+                        "load_stored() return")
+    epoch = check_int("epoch", epoch)
+    n_epochs = min(len(run) for part in ("train", "held_out") for runs in result[part].values() for run in runs)
+    if not -n_epochs <= epoch < n_epochs:
+        raise ValueError(f"epoch must lie in [-{n_epochs}, {n_epochs - 1}] (the runs hold {n_epochs} epochs), "
+                         f"got {epoch}")
     out = {}
     for name in result["train"]:
         out[name] = {}

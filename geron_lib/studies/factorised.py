@@ -87,6 +87,8 @@ def rank_errors(table: np.ndarray) -> np.ndarray:
     s2 = np.linalg.svd(_check_table(table), compute_uv=False) ** 2
     tail = np.cumsum(s2[::-1])[::-1]  # tail[E] = sum of s_j^2 for j >= E
     tail = np.concatenate([tail, [0.0]])
+    if tail[0] == 0:  # an all-zero table is exactly rank 0: no error at any rank
+        return np.zeros_like(tail)
     return np.sqrt(tail / tail[0])
 
 
@@ -103,7 +105,7 @@ def low_rank_table(vocab_size: int, hidden_size: int, rank: int, *, noise: float
     noise = check_number("noise", noise)
     if noise < 0:
         raise ValueError(f"noise must be at least 0, got {noise}")
-    seed = check_int("seed", seed)
+    seed = check_int("seed", seed, minimum=0)
     check_memory(8 * (2 * V * H + (V + H) * r), f"a {V} x {H} table")
     rng = np.random.default_rng(seed)
     structure = rng.standard_normal((V, r)) @ rng.standard_normal((r, H)) / np.sqrt(r)

@@ -24,6 +24,7 @@ from ..model.classifier import SequenceClassifier
 from ..model.encoder import Encoder
 from ..pretraining import corpus
 from ..pretraining.sentence_pairs import encode_pairs, sop_pairs
+from ..pretraining.tokenizer import Tokenizer
 from ..pretraining.train import AdamW, clip_grad_norm, learning_rate
 from ..validate import check_int, check_number, check_positive_number, check_type
 from .sentence_tasks import split_sentences
@@ -79,6 +80,7 @@ class Task:
 
 def section_label(section: str) -> int:
     """The "section" task's class of a documentation section (its index in :data:`SECTIONS`)."""
+    check_type("section", section, str)
     return SECTIONS.index(section) if section in SECTIONS else SECTIONS.index("other")
 
 
@@ -86,13 +88,19 @@ def tasks(paragraph_ids, tokenizer, T: int, budget: FineTuning = FineTuning(), *
           ) -> dict[str, Task]:
     """Both tasks from the documentation corpus's paragraphs ``paragraph_ids`` (indices into
     :func:`~geron_lib.pretraining.corpus.docs_paragraphs`), encoded by ``tokenizer`` into rows of T."""
+    check_type("tokenizer", tokenizer, Tokenizer)
+    T = check_int("T", T, minimum=5)
     check_type("budget", budget, FineTuning)
-    paragraphs = corpus.docs_paragraphs()
+    seed = check_int("seed", seed, minimum=0)
+    if isinstance(paragraph_ids, str | bytes) or not hasattr(paragraph_ids, "__iter__"):
+        raise TypeError(f"paragraph_ids must be a sequence of paragraph indices, got "
+                        f"{type(paragraph_ids).__name__}")
     ids = [check_int(f"paragraph_ids[{k}]", i, minimum=0) for k, i in enumerate(paragraph_ids)]
+    paragraphs = corpus.docs_paragraphs()
     if len(ids) < 10 or max(ids) >= len(paragraphs) or len(set(ids)) < len(ids):
         raise ValueError(f"paragraph_ids must hold at least 10 distinct indices below {len(paragraphs)} (a "
                          "repeated one could be in both parts)")
-    rng = np.random.default_rng(check_int("seed", seed, minimum=0))
+    rng = np.random.default_rng(seed)
     is_test = np.zeros(len(ids), bool)
     is_test[rng.permutation(len(ids))[: round(budget.test_share * len(ids))]] = True
     out = {}
@@ -113,7 +121,14 @@ def tasks(paragraph_ids, tokenizer, T: int, budget: FineTuning = FineTuning(), *
 
 def accuracy(model: SequenceClassifier, examples, batch_size: int = 256) -> float:
     """The share of ``examples`` (ids, token types, labels) whose highest logit is their label."""
+    check_type("model", model, SequenceClassifier)
+    if not isinstance(examples, tuple | list) or len(examples) != 3:
+        raise TypeError("examples must be (ids, token types, labels), as Task.train and Task.test hold")
     ids, types, labels = examples
+    if not all(isinstance(a, np.ndarray) for a in examples) or not len(ids) == len(types) == len(labels) > 0:
+        raise ValueError("examples must be three numpy arrays of one non-zero length: (ids, token types, "
+                         "labels)")
+    batch_size = check_int("batch_size", batch_size, minimum=1)
     right = 0
     for start in range(0, len(ids), batch_size):
         rows = slice(start, start + batch_size)
@@ -133,10 +148,11 @@ def finetune(encoder: Encoder, task: Task, budget: FineTuning = FineTuning(), *,
     check_type("encoder", encoder, Encoder)
     check_type("task", task, Task)
     check_type("budget", budget, FineTuning)
+    seed = check_int("seed", seed, minimum=0)
     model = SequenceClassifier.from_encoder(encoder, len(task.classes), seed=seed)
     optimizer = AdamW(model.parameters(), weight_decay=budget.weight_decay)
     ids, types, labels = task.train
-    rng = np.random.default_rng([check_int("seed", seed, minimum=0), 3])
+    rng = np.random.default_rng([seed, 3])
     total = budget.epochs * math.ceil(len(ids) / budget.batch_size)
     warmup, losses = round(budget.warmup * total), []
     with threadpool_limits(limits=1, user_api="blas"):

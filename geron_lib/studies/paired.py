@@ -13,6 +13,20 @@ from scipy import stats
 from ..validate import check_number
 
 
+def _as_values(name: str, values) -> np.ndarray:
+    """``values`` (a list, tuple or array of real numbers, one per seed) as a float64 array."""
+    if not isinstance(values, np.ndarray | list | tuple):
+        raise TypeError(f"{name} must be a list or array of numbers, one per seed; got {type(values).__name__}")
+    try:
+        arr = np.asarray(values)
+    except ValueError:  # ragged nesting
+        raise ValueError(f"{name} must be 1-D: one number per seed") from None
+    if arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must hold real numbers (not booleans, strings or complex numbers); got "
+                        f"values of {arr.dtype}")
+    return arr.astype(np.float64)
+
+
 def _check_pairs(a: np.ndarray, b: np.ndarray, confidence) -> None:
     if a.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"a and b must be 1-D and of one length (one value per seed), got shapes "
@@ -52,7 +66,7 @@ def paired_interval(a, b, confidence: float = 0.95) -> Interval:
     Needs two or more pairs; all-equal differences give a zero-width
     interval.
     """
-    a, b = (np.asarray(x, dtype=np.float64) for x in (a, b))
+    a, b = _as_values("a", a), _as_values("b", b)
     _check_pairs(a, b, confidence)
     d = a - b
     n = len(d)

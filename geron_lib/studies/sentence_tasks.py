@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from ..pretraining.sentence_pairs import SentencePair
+from ..pretraining.sentence_pairs import SentencePair, check_pairs
 from ..pretraining.tokenizer import check_texts, split_words
 from ..validate import check_int, check_type
 
@@ -28,7 +28,7 @@ def split_sentences(paragraph: str) -> list[str]:
 def documents(paragraphs, *, min_sentences: int = 2) -> list[list[str]]:
     """Every paragraph of at least ``min_sentences`` sentences, as a document: its list
     of sentences."""
-    paragraphs = check_texts(paragraphs)
+    paragraphs = check_texts(paragraphs, "paragraphs")
     min_sentences = check_int("min_sentences", min_sentences, minimum=1)
     docs = [split_sentences(p) for p in paragraphs]
     return [d for d in docs if len(d) >= min_sentences]
@@ -36,6 +36,8 @@ def documents(paragraphs, *, min_sentences: int = 2) -> list[list[str]]:
 
 def word_overlap(first: str, second: str) -> float:
     """|A & B| / |A | B| over the sets of lower-case words (punctuation left out)."""
+    check_type("first", first, str)
+    check_type("second", second, str)
     a, b = ({w for w in split_words(s) if w[0].isalnum()} for s in (first, second))
     return len(a & b) / len(a | b) if a | b else 0.0
 
@@ -47,8 +49,7 @@ def topic_only_accuracy(pairs: list[SentencePair]) -> float:
     its threshold c chosen on these very pairs (so an optimistic figure).
     Label 0 is NSP's "B follows A" and SOP's "in order".
     """
-    check_type("pairs", pairs, list)
-    if not pairs:
+    if not check_pairs(pairs):
         raise ValueError("pairs is empty: give at least one sentence pair")
     overlap = np.array([word_overlap(p.first, p.second) for p in pairs])
     positive = np.array([p.label == 0 for p in pairs])
