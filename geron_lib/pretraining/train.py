@@ -12,7 +12,6 @@ from threadpoolctl import threadpool_limits
 
 from ..model.mlm import MaskedBatch, MaskedLM
 from ..validate import (
-    check_finite_array,
     check_int,
     check_number,
     check_positive_number,
@@ -47,9 +46,8 @@ def clip_grad_norm(grads: dict[str, np.ndarray], max_norm: float) -> float:
     check_grads("grads", grads)
     # dot products: no g^2 arrays
     norm = math.sqrt(sum(float(np.vdot(g, g)) for g in grads.values()))
-    if not math.isfinite(norm):
-        raise ValueError("grads hold NaN or infinity (or overflow): the loss diverged; lower the "
-                         "learning rate")
+    if not math.isfinite(norm):  # the loss diverged
+        raise ValueError("grads must be finite: they hold NaN or infinity")
     if norm > max_norm:
         for g in grads.values():
             g *= max_norm / norm
@@ -93,6 +91,17 @@ class AdamW:
         self.v = {k: np.zeros_like(p) for k, p in params.items()}
         self.t = 0
 
+    def _check_step(self, grads, lr) -> float:
+        """``lr`` as a float, after checking it and ``grads`` (a NaN or inf would poison the weights)."""
+        lr = check_number("lr", lr)
+        if lr < 0:
+            raise ValueError(f"lr must be at least 0, got {lr}")
+        check_grads("grads", grads, like=self.params)
+        for k, g in grads.items():  # a dot product: no temporary array
+            if not math.isfinite(float(np.vdot(g, g))):
+                raise ValueError(f"grads[{k!r}] must be finite: it holds NaN or infinity")
+        return lr
+
     def step(self, grads: dict[str, np.ndarray], lr: float) -> None:
         """m <- b1 m + (1 - b1) g,  v <- b2 v + (1 - b2) g^2,
         theta <- theta - lr (m^ / (sqrt(v^) + eps) + wd theta),
@@ -104,12 +113,7 @@ class AdamW:
         lr m^ / (sqrt(v^) + eps)
         = (lr sqrt(c2) / c1) m / (sqrt(v) + eps sqrt(c2)).
         """
-        lr = check_number("lr", lr)
-        if lr < 0:
-            raise ValueError(f"lr must be at least 0, got {lr}")
-        check_grads("grads", grads, like=self.params)
-        for k, g in grads.items():  # a NaN or inf step would poison the weights for good
-            check_finite_array(f"grads[{k!r}]", g)
+        lr = self._check_step(grads, lr)
         self.t += 1
         c1, c2 = 1 - self.beta1**self.t, 1 - self.beta2**self.t
         for k, p in self.params.items():
