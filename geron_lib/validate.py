@@ -127,8 +127,9 @@ def check_heads(hidden_size: int, num_attention_heads: int, *, where: str = "") 
 def check_memory(n_bytes: int, what: str) -> None:
     """Refuse a plan to allocate more than :data:`MEMORY_LIMIT_BYTES`, before allocating anything."""
     if n_bytes > MEMORY_LIMIT_BYTES:
+        gib = n_bytes / 2**30 if n_bytes < 2**1000 else math.inf  # beyond any float, such as 10**400
         raise ValueError(
-            f"{what} would need {n_bytes / 2**30:,.1f} GiB, above the limit of "
+            f"{what} would need {gib:,.1f} GiB, above the limit of "
             f"{MEMORY_LIMIT_BYTES / 2**30:,.1f} GiB (geron_lib.validate.MEMORY_LIMIT_BYTES); "
             "choose smaller sizes"
         )
