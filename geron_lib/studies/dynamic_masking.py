@@ -69,9 +69,11 @@ class Setup:
             raise ValueError("seeds is empty: give at least one seed")
         store("seeds", tuple(check_int("seeds", s, minimum=0) for s in self.seeds))
         store("dtype", check_float_dtype("dtype", self.dtype).name)
-        # the training and held-out ids, and the position table, before any is built
-        check_memory(8 * self.T * (self.n_train + self.n_held_out + self.hidden_size + 1),
-                     f"a Setup with T={self.T}")
+        # the training and held-out ids, the position table and the layers' weights, before any is built
+        H, F, L = self.hidden_size, self.intermediate_size, self.num_hidden_layers
+        check_memory(8 * self.T * (self.n_train + self.n_held_out + H + 1) + 8 * L * (4 * H * H + 2 * H * F),
+                     f"a Setup's ids and weights (T={self.T}, n_train={self.n_train}, n_held_out="
+                     f"{self.n_held_out}, hidden_size={H}, intermediate_size={F}, num_hidden_layers={L})")
 
     def training(self, seed: int) -> TrainingConfig:
         """How each run trains: these epochs, batch size and peak learning rate; batches shuffled by
