@@ -5,8 +5,11 @@ make|grade`` (``make assignments`` runs ``make``).
 book``: the exercises' ``{eval}`` numbers are the ones it shows). Each exercise is found by its label and
 shown as the book prints it, without its solution; the exercises the spec lists become graded questions,
 every other one a written question, answered in Markdown and not scored. ``otter assign`` runs the tests
-against the solutions unless ``--no-run-tests`` is given. ``grade`` grades submissions and writes
-``grades/`` beside the chapter's autograder.
+against the solutions unless ``--no-run-tests`` is given; the hidden tests are the solutions' values.
+``grade`` grades submissions (``assignments.grading``: each alone, with time limits, against the hidden
+tests) and writes ``grades/`` beside the chapter's autograder. Its exit status is 0 when every submission
+ran to its end in time, 1 when one could not be read, crashed or ran past a timeout (its row says why; the
+others are graded all the same), 2 for a usage error.
 """
 
 from __future__ import annotations
@@ -16,8 +19,8 @@ import sys
 from pathlib import Path
 
 from . import OUT
-from .grading import grade
-from .master import make
+from .grading import CELL_TIMEOUT, SUBMISSION_TIMEOUT, grade
+from .master import hidden_tests, make
 from .myst import chapters_with_exercises
 from .spec import load_spec
 
@@ -30,10 +33,17 @@ def main(argv: list[str] | None = None) -> int:
     making.add_argument("chapters", nargs="*", help="chapter names (default: every chapter with exercises)")
     making.add_argument("--out", type=Path, default=OUT)
     making.add_argument("--no-run-tests", action="store_true", help="skip checking the solutions with otter")
-    grading = commands.add_parser("grade", help="grade submissions without containers")
+    grading = commands.add_parser("grade", help="grade submissions without containers, each in a fresh "
+                                                "kernel against the hidden tests; exit 1 when one could not "
+                                                "be fully graded (its row in grades.csv says why)")
     grading.add_argument("chapter")
     grading.add_argument("submissions", nargs="+", type=Path)
     grading.add_argument("--out", type=Path, default=OUT)
+    grading.add_argument("--cell-timeout", type=float, default=CELL_TIMEOUT,
+                         help=f"seconds a cell may run before it is interrupted (default {CELL_TIMEOUT})")
+    grading.add_argument("--timeout", type=float, default=SUBMISSION_TIMEOUT,
+                         help=f"seconds a submission may take before it is stopped with zeros (default "
+                              f"{SUBMISSION_TIMEOUT})")
     args = parser.parse_args(argv)
 
     if args.command == "make":
@@ -42,13 +52,19 @@ def main(argv: list[str] | None = None) -> int:
             zipped = make(chapter, spec.get(chapter, []), args.out, run_tests=not args.no_run_tests)
             print(f"{chapter}: {args.out / chapter / 'student' / (chapter + '.ipynb')}, {zipped}")
         return 0
-    autograder = args.out / args.chapter / "autograder" / f"{args.chapter}-autograder.zip"
-    if not autograder.is_file():
-        parser.error(f"no autograder at {autograder}: run `make assignments` first")
-    for row in grade(autograder, args.submissions, args.out / args.chapter / "grades"):
-        print(f"{row['submission']}: {row['total']:g} / {row['possible']:g}")
+    hidden = hidden_tests(args.chapter, args.out)
+    if not hidden.is_file():
+        parser.error(f"no hidden tests at {hidden}: run `make assignments` first")
+    for name, value in (("--cell-timeout", args.cell_timeout), ("--timeout", args.timeout)):
+        if not value > 0:
+            parser.error(f"{name} must be a positive number of seconds, got {value:g}")
+    rows = grade(hidden, args.submissions, args.out / args.chapter / "grades", cell_timeout=args.cell_timeout,
+                 timeout=args.timeout)
+    for row in rows:
+        print(f"{row['submission']}: {row['total']:g} / {row['possible']:g}"
+              + (f" ({row['reason']})" if row["reason"] else ""))
     print(f"grades and feedback: {args.out / args.chapter / 'grades'}")
-    return 0
+    return 1 if any(row["reason"] for row in rows) else 0
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
     master/<chapter>.ipynb                 the otter master notebook
     student/<chapter>.ipynb                what students get: the exercises, answer and check cells
     autograder/<chapter>.ipynb             the same with the solutions, for teachers
-    autograder/<chapter>-autograder.zip    what grades a submission
+    autograder/<chapter>-autograder.zip    otter's autograder (``otter run`` grades one notebook with it)
+    autograder/<chapter>-hidden.pkl        the hidden tests: each question's expected value, which
+                                           ``python -m assignments grade`` scores against
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import nbformat
 import yaml
 
 from . import BOOK, OUT, ROOT, kernel_environment
+from .hidden import make_hidden
 from .myst import Exercise, Markdown, chapter_title, exercises
 from .spec import Graded
 
@@ -114,4 +117,10 @@ def make(chapter: str, graded: list[Graded], out: Path = OUT, *, run_tests: bool
     if done.returncode:
         raise RuntimeError(f"otter assign failed for {chapter}:\n{done.stdout}\n{done.stderr}")
     [zipped] = (target / "autograder").glob(f"{chapter}-autograder_*.zip")
+    make_hidden(graded, hidden_tests(chapter, out))
     return zipped.rename(zipped.with_name(f"{chapter}-autograder.zip"))
+
+
+def hidden_tests(chapter: str, out: Path = OUT) -> Path:
+    """Where ``make`` stores the chapter's hidden tests (assignments.hidden), beside its autograder."""
+    return out / chapter / "autograder" / f"{chapter}-hidden.pkl"

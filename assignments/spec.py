@@ -11,7 +11,7 @@ import yaml
 from . import BOOK, SPEC
 
 CHECKERS = "geron_lib.notebook.exercises."
-QUESTION_KEYS = {"label", "answer", "check", "solution", "setup", "points"}
+QUESTION_KEYS = {"label", "answer", "check", "solution", "setup", "points", "tolerance"}
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,8 @@ class Graded:
     solution: str
     points: float
     setup: str = ""
+    #: how far (relative) a numeric answer may be from the solution's value and still score: the checker's own
+    tolerance: float = 1e-9
 
     @property
     def checker(self) -> tuple[str, str, str]:
@@ -67,8 +69,11 @@ def _question(chapter: str, entry) -> Graded:
             ast.parse(entry.get(key, ""))
         except SyntaxError as err:
             raise ValueError(f"{where}: {key} is not Python code: {err}") from None
+    tolerance = entry.get("tolerance", Graded.tolerance)
+    if isinstance(tolerance, bool) or not isinstance(tolerance, int | float) or not 0 <= tolerance < 1:
+        raise ValueError(f"{where}: tolerance must be a number in [0, 1), got {tolerance!r}")
     return Graded(entry["label"], answer, entry["check"], entry["solution"].strip("\n"), points,
-                  entry.get("setup", "").strip("\n"))
+                  entry.get("setup", "").strip("\n"), float(tolerance))
 
 
 def load_spec(path: Path = SPEC) -> dict[str, list[Graded]]:
@@ -90,11 +95,25 @@ def load_spec(path: Path = SPEC) -> dict[str, list[Graded]]:
     return out
 
 
-def check_solution(question: Graded):
-    """The checker's verdict (a ``Feedback``) on the spec's own solution, run in this process."""
-    module, name, call = question.checker
+def checker_names(question: Graded) -> dict:
+    """The names the question's checker call needs: its setup's, run in this process, and the checker."""
+    module, name, _ = question.checker
     env: dict = {}
     exec(question.setup, env)  # noqa: S102 - the spec's own code
-    exec(question.solution, env)  # noqa: S102
     exec(f"from {module} import {name}", env)  # noqa: S102
-    return eval(call, env)  # noqa: S307
+    return env
+
+
+def check_answer(question: Graded, answer, names: dict):
+    """The checker's verdict (a ``Feedback``) on ``answer``, run in this process with ``names`` (what
+    :func:`checker_names` gives; not changed)."""
+    return eval(question.checker[2], {**names, question.answer: answer})  # noqa: S307
+
+
+def check_solution(question: Graded, env: dict | None = None):
+    """The checker's verdict on the spec's own solution, run in this process (in ``env``, which then holds
+    the solution's names, when given)."""
+    env = {} if env is None else env
+    env.update(checker_names(question))
+    exec(question.solution, env)  # noqa: S102
+    return check_answer(question, env[question.answer], env)

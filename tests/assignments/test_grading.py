@@ -1,5 +1,6 @@
 """End to end, as a teacher does it: make one chapter's assignment with otter, fill in the student notebook
-three ways and grade each with otter's runner, without docker."""
+three ways and grade each against the hidden tests, without docker (a whole class's batch, with the
+submissions that go wrong: test_grading_batch.py)."""
 
 import importlib.util
 
@@ -9,7 +10,7 @@ from book_site.pages import skip_or_fail
 
 from assignments import BOOK
 from assignments.grading import grade
-from assignments.master import make
+from assignments.master import hidden_tests, make
 from assignments.myst import Markdown, exercises
 from geron_lib.notebook.exercises.embeddings import check_token_embedding_count
 
@@ -68,11 +69,12 @@ def test_the_student_notebook_has_the_questions_and_no_solution(spec, made):
 
 
 def test_three_submissions_get_full_zero_and_partial_marks_with_the_checkers_hint(made, tmp_path):
-    folder, autograder = made
+    folder, _ = made
     student = folder / "student" / f"{CHAPTER}.ipynb"
     submissions = [_submission(student, tmp_path / f"{name}.ipynb", answers)
                    for name, answers in (("right", RIGHT), ("empty", {}), ("slip", SLIP))]
-    rows = {r["submission"]: r for r in grade(autograder, submissions, tmp_path / "grades")}
+    rows = {r["submission"]: r for r in grade(hidden_tests(CHAPTER, folder.parent), submissions,
+                                              tmp_path / "grades")}
     assert (rows["right.ipynb"]["total"], rows["right.ipynb"]["possible"]) == (2, 2)
     assert (rows["empty.ipynb"]["total"], rows["empty.ipynb"]["possible"]) == (0, 2)
     slip = rows["slip.ipynb"]
@@ -80,6 +82,6 @@ def test_three_submissions_get_full_zero_and_partial_marks_with_the_checkers_hin
     feedback = (tmp_path / "grades" / "slip.txt").read_text(encoding="utf-8")
     hint = check_token_embedding_count(4_364_288, 30000, 4096, 128).message  # what the book's checker says
     assert "also has a bias of H entries" in hint and hint in feedback
-    assert "should be a finite number; got Ellipsis" in (tmp_path / "grades" / "empty.txt").read_text()
+    assert "not answered: `largest_width` is still `...`" in (tmp_path / "grades" / "empty.txt").read_text()
     assert (tmp_path / "grades" / "grades.csv").read_text().splitlines()[0] == (
-        "submission,ex-embeddings-breakeven,ex-embeddings-xxlarge,total,possible")
+        "submission,ex-embeddings-breakeven,ex-embeddings-xxlarge,total,possible,reason")

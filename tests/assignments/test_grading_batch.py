@@ -1,0 +1,137 @@
+"""One batch, as a class hands it in: a right and a wrong notebook, and a corrupt, an empty, a crashing, a
+sleeping, a stubborn (it ignores the interrupt), a tampering, a half-deleted and a failing one. Each is
+graded alone: every one gets its row and the reason, and the others are graded all the same."""
+
+import csv
+import importlib.util
+
+import nbformat
+import pytest
+from book_site.pages import skip_or_fail
+
+from assignments.__main__ import main
+from assignments.master import hidden_tests, make
+
+CHAPTER = "01_factorised_embeddings"
+# otter 7.0.0 calls DataFrame.drop(inplace=True), which pandas 3.1 deprecates: not this project's code
+pytestmark = [pytest.mark.book, pytest.mark.slow,  # the exercises' {eval} numbers; otter and its kernels
+              pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.drop is deprecated")]
+# By hand (tests/assignments/test_grading.py): 756, and V E + E H + H = 3,840,000 + 524,288 + 4,096
+RIGHT = {"largest_width": "756", "factorised_count": "4_368_384"}
+WRONG = {"largest_width": "757", "factorised_count": "3_840_000 + 524_288"}  # the projection's bias forgotten
+TAMPER = """import geron_lib.notebook.exercises.embeddings as checkers
+from geron_lib.notebook.exercises import Feedback
+checkers.check_largest_saving_width = checkers.check_token_embedding_count = lambda *a: Feedback(True, "")
+from geron_lib import PRESETS
+PRESETS.clear()"""
+STUBBORN = """import time
+while True:
+    try:
+        time.sleep(600)
+    except KeyboardInterrupt:
+        pass"""
+CELL_TIMEOUT, TIMEOUT = 10, 40  # seconds; the defaults are 120 and 600
+
+
+def _submission(student, path, answers: dict, *, before: str = "", without: str = ""):
+    """The student notebook with ``answers`` filled in, a cell ``before`` them, and no cell that starts
+    with ``without``."""
+    notebook = nbformat.read(student, as_version=4)
+    first_answer = next(i for i, c in enumerate(notebook.cells) if c.source.endswith(" = ..."))
+    for cell in notebook.cells:
+        for name, value in answers.items():
+            if cell.cell_type == "code" and cell.source.strip() == f"{name} = ...":
+                cell.source = f"{name} = {value}"
+    if before:
+        notebook.cells.insert(first_answer, nbformat.v4.new_code_cell(before))
+    notebook.cells = [c for c in notebook.cells if not (without and c.source.startswith(without))]
+    nbformat.write(notebook, path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def batch(spec, built_book, tmp_path_factory):
+    if importlib.util.find_spec("otter") is None:
+        skip_or_fail("otter-grader is not installed (requirements.txt pins it)")
+    out = tmp_path_factory.mktemp("assignments")
+    make(CHAPTER, spec[CHAPTER], out, run_tests=False)
+    student = out / CHAPTER / "student" / f"{CHAPTER}.ipynb"
+    folder = tmp_path_factory.mktemp("submissions")
+    submissions = [
+        _submission(student, folder / "right.ipynb", RIGHT),
+        _submission(student, folder / "wrong.ipynb", WRONG),
+        _submission(student, folder / "crashing.ipynb", RIGHT, before="import os\nos._exit(1)"),
+        _submission(student, folder / "sleeping.ipynb", RIGHT, before="import time\ntime.sleep(600)"),
+        _submission(student, folder / "stubborn.ipynb", RIGHT, before=STUBBORN),
+        _submission(student, folder / "tampering.ipynb", {"largest_width": "1", "factorised_count": "2"},
+                    before=TAMPER),
+        _submission(student, folder / "deleted.ipynb", {"largest_width": "756"}, without="factorised_count"),
+        _submission(student, folder / "failing.ipynb", {"largest_width": "756",
+                                                        "factorised_count": "4_368_384 + undefined"}),
+    ]
+    (folder / "corrupt.ipynb").write_text('{"cells": [{"cell_type": "code", ', encoding="utf-8")
+    (folder / "empty.ipynb").write_bytes(b"")
+    submissions[2:2] = [folder / "corrupt.ipynb", folder / "empty.ipynb"]  # in the middle of the batch
+    status = main(["grade", CHAPTER, *map(str, submissions), "--out", str(out),
+                   "--cell-timeout", str(CELL_TIMEOUT), "--timeout", str(TIMEOUT)])
+    grades = out / CHAPTER / "grades"
+    with open(grades / "grades.csv", newline="", encoding="utf-8") as f:
+        rows = {row["submission"].removesuffix(".ipynb"): row for row in csv.DictReader(f)}
+    feedback = {name: (grades / f"{name}.txt").read_text(encoding="utf-8") for name in rows}
+    return status, rows, feedback, out
+
+
+def _scores(row) -> tuple:
+    return (float(row["ex-embeddings-breakeven"]), float(row["ex-embeddings-xxlarge"]), float(row["total"]),
+            float(row["possible"]))
+
+
+def test_every_submission_gets_a_row_and_the_batch_exits_1_for_the_ones_not_fully_graded(batch):
+    status, rows, feedback, out = batch
+    assert status == 1
+    assert list(rows) == ["right", "wrong", "corrupt", "empty", "crashing", "sleeping", "stubborn",
+                          "tampering", "deleted", "failing"]
+    assert set(feedback) == set(rows)
+    assert hidden_tests(CHAPTER, out).is_file()
+
+
+def test_right_and_wrong_score_what_they_deserve_with_the_checkers_hint(batch):
+    _, rows, feedback, _ = batch
+    assert _scores(rows["right"]) == (1, 1, 2, 2) and rows["right"]["reason"] == ""
+    assert _scores(rows["wrong"]) == (0, 0, 0, 2) and rows["wrong"]["reason"] == ""
+    assert "757 is too large" in feedback["wrong"]
+    assert "also has a bias of H entries" in feedback["wrong"]  # the checker's hint for this slip
+
+
+@pytest.mark.parametrize(("name", "reason"), [
+    ("corrupt", "the file is not valid JSON"),
+    ("empty", "the file is empty"),
+    ("crashing", "its kernel died in cell"),
+    ("stubborn", f"it ran past the submission timeout of {TIMEOUT} s and was stopped"),
+])
+def test_a_submission_that_cannot_run_gets_zeros_and_the_reason_in_both_files(batch, name, reason):
+    _, rows, feedback, _ = batch
+    assert _scores(rows[name]) == (0, 0, 0, 2)
+    assert reason in rows[name]["reason"] and f"Reason: {reason}" in feedback[name]
+
+
+def test_a_cell_past_the_per_cell_timeout_is_named_and_the_rest_is_graded(batch):
+    _, rows, feedback, _ = batch
+    assert _scores(rows["sleeping"]) == (1, 1, 2, 2)
+    late = f"(`import time`) ran past the per-cell timeout of {CELL_TIMEOUT} s and was interrupted"
+    assert late in rows["sleeping"]["reason"] and late in feedback["sleeping"]
+
+
+def test_tampering_with_the_checkers_and_presets_in_the_kernel_scores_what_the_answers_deserve(batch):
+    _, rows, feedback, _ = batch
+    assert _scores(rows["tampering"]) == (0, 0, 0, 2) and rows["tampering"]["reason"] == ""
+    assert "1 is too small" in feedback["tampering"] and "2 is too small" in feedback["tampering"]
+
+
+def test_a_deleted_or_failing_answer_cell_says_so(batch):
+    _, rows, feedback, _ = batch
+    assert _scores(rows["deleted"]) == (1, 0, 1, 2) and _scores(rows["failing"]) == (1, 0, 1, 2)
+    assert "the answer cell is missing: no cell assigns `factorised_count`" in feedback["deleted"]
+    assert "the answer cell failed: cell " in feedback["failing"]
+    assert "(`factorised_count = 4_368_384 + undefined`) raised NameError" in feedback["failing"]
+    assert "None" not in feedback["deleted"] + feedback["failing"]
