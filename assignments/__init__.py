@@ -1,14 +1,18 @@
-"""Assignments from the book's exercises: per chapter, a student notebook without solutions and an otter
-autograder whose tests call the library's checkers, so students get the same hints as in the book.
+"""Assignments from the book's exercises: per chapter, a student notebook without solutions whose otter
+checks call the library's checkers, so students get the same hints as in the book, and hidden tests that
+grade what comes back.
 
     python -m assignments make [CHAPTER ...] [--out DIR] [--no-run-tests]     (what `make assignments` runs)
-    python -m assignments grade CHAPTER SUBMISSION.ipynb ... [--out DIR]
+    python -m assignments grade CHAPTER SUBMISSION.ipynb ... [--out DIR] [--cell-timeout S] [--timeout S]
 
 The modules: ``spec`` reads ``assignments/spec.yml`` (which exercises are graded, and how); ``myst``
 reads the chapters' exercises and turns their MyST into the Markdown Jupyter renders; ``master`` writes a
-chapter's otter master notebook and runs ``otter assign`` on it; ``grading`` grades submissions; ``__main__``
-is the command line. An exercise's ``{eval}`` numbers are the ones the built book shows: the book build
-records them (``_ext/eval_values.py``) in ``_build/eval_values.json``, so ``make book`` comes first.
+chapter's otter master notebook, runs ``otter assign`` on it and stores the hidden tests; ``hidden`` makes
+and reads the hidden tests (each question's expected value) and reads answers back from a kernel;
+``grading`` grades a batch of submissions, each alone, running it with ``execution`` in a child process;
+``__main__`` is the command line. An exercise's ``{eval}`` numbers are the ones the built book shows: the
+book build records them (``_ext/eval_values.py``) in ``_build/eval_values.json``, so ``make book`` comes
+first.
 """
 
 from __future__ import annotations
