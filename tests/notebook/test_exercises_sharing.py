@@ -17,7 +17,7 @@ def test_shared_count():
     assert "layer norm" in check_shared_count(expected - 1, "albert-large-v2", "attention").message
     with pytest.raises(ValueError, match="sharing"):
         check_shared_count(1, "albert-large-v2", "half")
-    with pytest.raises(ValueError, match="name"):
+    with pytest.raises(ValueError, match="preset must be one of .*got 'albert-huge'"):
         check_shared_count(1, "albert-huge", "all")
 
 

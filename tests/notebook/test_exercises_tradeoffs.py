@@ -84,7 +84,7 @@ def test_rule_of_thumb_ratio_and_its_inverse():
 
 @pytest.mark.parametrize("call, error, match", [
     (lambda: check_sharing_memory_saving(0.1, 0), ValueError, "batch must be at least 1"),
-    (lambda: check_sharing_memory_saving(0.1, 32, preset="gpt-2"), ValueError, "name must be one of"),
+    (lambda: check_sharing_memory_saving(0.1, 32, preset="gpt-2"), ValueError, "preset must be one of"),
     (lambda: check_rule_of_thumb_ratio(5.0, "albert-base-v2", 0), ValueError, "seq_len must be at least 1"),
     (lambda: check_costlier_saving("sharing", {"runs": []}), TypeError, "result must be a grid"),
     (lambda: saving_costs({"runs": _grid(5.4, 5.1)["runs"][:4]}), ValueError, "all-shared runs"),

@@ -20,6 +20,9 @@ from fractions import Fraction
 
 import numpy as np
 
+from ...config import PRESETS, EncoderConfig
+from ...validate import check_choice
+
 #: Longest excerpt of an answer that feedback quotes
 SHOWN_CHARS = 80
 #: Widest integer that feedback writes out in digits (Python refuses to print ints past 4,300 digits)
@@ -43,6 +46,11 @@ class Feedback:
 
     def __repr__(self) -> str:
         return ("Correct. " if self.correct else "Not yet. ") + self.message
+
+
+def preset_config(preset) -> EncoderConfig:
+    """The configuration an exercise names by ``preset``; a clear error naming ``preset`` otherwise."""
+    return EncoderConfig.preset(check_choice("preset", preset, tuple(PRESETS)))
 
 
 def exact_number(answer) -> Fraction | None:

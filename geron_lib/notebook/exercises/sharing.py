@@ -5,12 +5,12 @@ from __future__ import annotations
 from ...config import SHARING, EncoderConfig
 from ...costs.params import count_parameters
 from ...validate import check_choice
-from . import Feedback, grade_number
+from . import Feedback, grade_number, preset_config
 
 
 def _config(preset: str, sharing: str) -> EncoderConfig:
     check_choice("sharing", sharing, SHARING)
-    return EncoderConfig.preset(preset).replace(sharing=sharing)
+    return preset_config(preset).replace(sharing=sharing)
 
 
 def check_shared_count(answer, preset: str, sharing: str) -> Feedback:

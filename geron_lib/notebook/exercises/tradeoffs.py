@@ -9,7 +9,7 @@ from ...costs.flops import approximate_flops_per_token, flops_per_token
 from ...costs.training_memory import training_memory
 from ...studies.tradeoffs import load_stored, spread
 from ...validate import check_choice, check_int
-from . import Feedback, close, exact_number, grade_number, shown
+from . import Feedback, close, exact_number, grade_number, preset_config, shown
 
 
 def saving_costs(result: dict) -> dict[str, float]:
@@ -60,7 +60,7 @@ def check_costlier_saving(answer, result: dict | None = None) -> Feedback:
 
 def _albert(preset: str, sharing: str) -> EncoderConfig:
     check_choice("sharing", sharing, SHARING)
-    return EncoderConfig.preset(preset).replace(sharing=sharing)
+    return preset_config(preset).replace(sharing=sharing)
 
 
 def sharing_memory_saving(preset: str, batch: int, seq_len: int) -> float:
@@ -92,7 +92,7 @@ def check_sharing_memory_saving(answer, batch: int, seq_len: int = 128,
 def rule_of_thumb_ratio(preset: str, seq_len: int = 512) -> float:
     """C_exact / C_rule: the exact training FLOPs per token of ``preset``'s encoder (no heads: three times
     the forward's matrix products) over the rule of thumb 6N + 12LTH."""
-    config = EncoderConfig.preset(preset)
+    config = preset_config(preset)
     return 3 * flops_per_token(config, seq_len) / approximate_flops_per_token(config, seq_len, training=True)
 
 
