@@ -8,14 +8,23 @@ The items are the arrays today's kernels put in their ``cache`` dicts (``block_f
 ``attention_probs``, ``concat_attention`` / ``sum_attention``, ``layer_norm``, ``feed_forward``) and the
 temporaries their code holds at once; when a kernel changes, its item here changes with it
 (``tests/costs/test_memory.py`` compares the items with the arrays a real cache holds, and the whole with
-tracemalloc). This module imports nothing: the kernels' own modules call it, from the layer above.
+tracemalloc). This module imports only the config's names and validate: the kernels' own modules call it,
+from the layer above.
 """
 
 from __future__ import annotations
 
+from ..config import ATTENTION
+from ..validate import check_choice, check_int
+
 #: Arrays of (B, T, F) that the derivative of each activation holds at once, its result included, as
 #: written in geron_lib.model.layers (numpy may reuse some large temporaries in place).
 ACTIVATION_GRAD_TEMPORARIES = {"gelu": 3, "gelu_new": 5, "relu": 2}
+
+
+def _sizes(**sizes) -> list[int]:
+    """The sizes as Python ints, each at least 1 (numpy's would overflow the products), in the order given."""
+    return [check_int(name, value, minimum=1) for name, value in sizes.items()]
 
 
 def block_cache_elements(batch: int, seq_len: int, hidden_size: int, num_attention_heads: int,
@@ -28,8 +37,9 @@ def block_cache_elements(batch: int, seq_len: int, hidden_size: int, num_attenti
     std (T) of both layer norms, and the first one's output, the FFN's input (T H); ffn: u and act(u) (T F
     each). The block's output is the next block's input (the last block's is not kept).
     """
-    B, T, H, h, F = batch, seq_len, hidden_size, num_attention_heads, intermediate_size
-    values, merged = (h, 0) if attention == "sum" else (1, 1)
+    B, T, H, h, F = _sizes(batch=batch, seq_len=seq_len, hidden_size=hidden_size,
+                           num_attention_heads=num_attention_heads, intermediate_size=intermediate_size)
+    values, merged = (h, 0) if check_choice("attention", attention, ATTENTION) == "sum" else (1, 1)
     return {"attention": B * T * H * (3 + values + merged), "attention_probs": B * h * T * T,
             "layer_norms": B * T * (3 * H + 2), "ffn": 2 * B * T * F}
 
@@ -41,7 +51,8 @@ def block_forward_workspace(batch: int, seq_len: int, num_attention_heads: int,
     The softmax holds the scores and their shifted copy beside A; a GELU holds three (B, T, F) temporaries
     beside u.
     """
-    B, T, h, F = batch, seq_len, num_attention_heads, intermediate_size
+    B, T, h, F = _sizes(batch=batch, seq_len=seq_len, num_attention_heads=num_attention_heads,
+                        intermediate_size=intermediate_size)
     return max(2 * B * h * T * T, 3 * B * T * F)
 
 
@@ -56,7 +67,7 @@ def forward_activation_bytes(batch: int, seq_len: int, hidden_size: int, num_att
     cached = block_cache_elements(batch, seq_len, hidden_size, num_attention_heads, intermediate_size,
                                   attention)
     workspace = block_forward_workspace(batch, seq_len, num_attention_heads, intermediate_size)
-    return itemsize * (sum(cached.values()) + workspace)
+    return check_int("itemsize", itemsize, minimum=1) * (sum(cached.values()) + workspace)
 
 
 def block_backward_workspace(batch: int, seq_len: int, hidden_size: int, num_attention_heads: int,
@@ -74,7 +85,10 @@ def block_backward_workspace(batch: int, seq_len: int, hidden_size: int, num_att
     FFN: d act(u) with the temporaries of the activation's derivative (:data:`ACTIVATION_GRAD_TEMPORARIES`),
     or d act(u), du and dW_1's product (2 T F + H F).
     """
-    B, T, H, h, F = batch, seq_len, hidden_size, num_attention_heads, intermediate_size
+    B, T, H, h, F = _sizes(batch=batch, seq_len=seq_len, hidden_size=hidden_size,
+                           num_attention_heads=num_attention_heads, intermediate_size=intermediate_size)
+    check_choice("attention", attention, ATTENTION)
+    check_choice("hidden_act", hidden_act, tuple(ACTIVATION_GRAD_TEMPORARIES))
     X, A = B * T * H, B * h * T * T  # elements of a hidden state and of the attention probabilities
     query_key = 2 * A + 4 * X + max(X, H * H)  # dA, dS, dQ, dK, dW_K's input and dX, then the sum or W_K's W
     if attention == "sum":

@@ -19,6 +19,7 @@ def check_sequence(config: EncoderConfig, seq_len: int, masked: int | None = Non
                          f"max_position_embeddings ({config.max_position_embeddings}) covers")
     if masked is None:
         return T, T
-    if check_int("masked", masked, minimum=1) > T:
-        raise ValueError(f"masked ({masked}) must be at most seq_len ({T})")
-    return T, masked
+    n = check_int("masked", masked, minimum=1)  # a Python int: numpy's would overflow the counts
+    if n > T:
+        raise ValueError(f"masked ({n}) must be at most seq_len ({T})")
+    return T, n

@@ -29,6 +29,32 @@ def encoder_arrays(encoder: Encoder) -> dict[str, np.ndarray]:
     return out
 
 
+class _Shapes(Encoder):
+    """An encoder whose every weight is its shape: the layout of ``config``, without allocating it."""
+
+    def __init__(self, config: EncoderConfig):
+        self.config = config
+
+    def _normal(self, *shape):
+        return shape
+
+    def _zeros(self, n):
+        return (n,)
+
+    _ones = _zeros
+
+
+def array_shapes(config: EncoderConfig, *, pooler: bool = False) -> dict[str, tuple[int, ...]]:
+    """The shape of every array :func:`encoder_arrays` stores for an encoder of ``config``, by name."""
+    check_type("config", config, EncoderConfig)
+    layout = _Shapes(config)
+    out = {f"embeddings.{k}": v for k, v in layout._embedding_weights().items()}
+    for part, n, weights in zip(("attention", "ffn"), stored_copies(config),
+                                (layout._attention_weights, layout._ffn_weights), strict=True):
+        out |= {f"{part}.{j}.{k}": v for j in range(n) for k, v in weights().items()}
+    return out | ({f"pooler.{k}": v for k, v in layout._pooler_weights().items()} if pooler else {})
+
+
 def encoder_from_arrays(config: EncoderConfig, arrays) -> Encoder:
     """The encoder that :func:`encoder_arrays` stored (the arrays copied), laid out by ``config``'s
     sharing."""
@@ -58,6 +84,18 @@ def encoder_from_arrays(config: EncoderConfig, arrays) -> Encoder:
             raise ValueError(f"arrays holds {part} copies {sorted(parts[part])}, but config (sharing="
                              f"{config.sharing!r}, {config.num_hidden_layers} layers) stores copies 0 to "
                              f"{n - 1}")
+    shapes = array_shapes(config, pooler=bool(parts["pooler"]))
+    missing = sorted(shapes.keys() - arrays.keys())
+    if missing:
+        raise ValueError(f"arrays lacks {missing[:3]}, which an encoder of config stores")
+    for name, value in arrays.items():
+        if name not in shapes:
+            raise ValueError(f"arrays holds {name!r}, which an encoder of config does not have")
+        if value.shape != shapes[name]:
+            raise ValueError(f"arrays[{name!r}] has shape {value.shape}, but config gives {shapes[name]}: "
+                             "were these arrays stored from another config?")
     dtype = parts["embeddings"]["word"].dtype
+    if any(a.dtype != dtype for a in arrays.values()):
+        raise TypeError(f"arrays must all have one dtype, that of 'embeddings.word' ({dtype})")
     copies = [[parts[p][j] for j in sorted(parts[p])] for p in ("attention", "ffn")]
     return Encoder.from_weights(config, parts["embeddings"], *copies, parts["pooler"] or None, dtype=dtype)

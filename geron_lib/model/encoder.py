@@ -134,8 +134,7 @@ class Encoder:
         attention = [self._attention_weights() for _ in range(n_attention)]
         ffn = [self._ffn_weights() for _ in range(n_ffn)]
         self.layers = _share(attention, ffn, config.num_hidden_layers)
-        self.pooler = {"W": self._normal(config.hidden_size, config.hidden_size),
-                       "b": self._zeros(config.hidden_size)} if pooler else None
+        self.pooler = self._pooler_weights() if pooler else None
         del self._rng
 
     @classmethod
@@ -189,6 +188,10 @@ class Encoder:
         return {"W_1": self._normal(H, F), "b_1": self._zeros(F), "W_2": self._normal(F, H),
                 "b_2": self._zeros(H), "ln_gain": self._ones(H), "ln_bias": self._zeros(H)}
 
+    def _pooler_weights(self) -> dict:
+        H = self.config.hidden_size
+        return {"W": self._normal(H, H), "b": self._zeros(H)}
+
     def parameters(self) -> dict[str, np.ndarray]:
         """Every distinct array by name; a shared sublayer appears once."""
         out = {f"embeddings.{k}": v for k, v in self.embeddings.items()}
@@ -232,6 +235,8 @@ class Encoder:
                 continue
             if name == "token_type_ids" and limit == 0:
                 raise ValueError("token_type_ids given, but type_vocab_size is 0")
+            if name == "attention_mask" and np.asarray(value).dtype == bool:  # True: a token, as in torch
+                value = np.asarray(value, dtype=np.int64)
             arr, _ = check_token_ids(name, value, vocab_size=limit, limit_name=limit_name)
             if arr.shape != ids.shape:
                 raise ValueError(f"{name} must have the shape of input_ids {ids.shape}, got {arr.shape}")

@@ -116,8 +116,15 @@ def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.nd
     """loss = mean_n -log softmax(z_n)[y_n]; returns the loss and the probabilities its backward reads.
 
     With s = z - max z (no overflow): -log softmax(z)[y] = log sum_j exp(s_j) - s_y, and one array of
-    z's size, turned into the probabilities in place.
+    z's size, turned into the probabilities in place. A target outside [0, V) is refused (numpy would read
+    -1 as the last class).
     """
+    if not isinstance(logits, np.ndarray) or logits.ndim != 2 or logits.dtype.kind != "f" or not logits.size:
+        raise ValueError(f"logits must be a non-empty (N, V) float array, got {np.shape(logits)}")
+    if (not isinstance(targets, np.ndarray) or targets.dtype.kind not in "iu"
+            or targets.shape != logits.shape[:1] or targets.min() < 0 or targets.max() >= logits.shape[1]):
+        raise ValueError(f"targets must be one class per row of logits: {len(logits)} integers in [0, V) = "
+                         f"[0, {logits.shape[1]})")
     probs = logits - logits.max(axis=-1, keepdims=True)
     target = probs[np.arange(len(targets)), targets]
     np.exp(probs, out=probs)

@@ -14,12 +14,12 @@ import numpy as np
 
 from bad_inputs.case import Case
 from geron_lib.config import PRESETS, EncoderConfig, max_length
-from geron_lib.costs import flops, params, training_memory
+from geron_lib.costs import flops, memory, params, training_memory
 from geron_lib.model.attention import multi_head_attention, random_attention_weights
-from geron_lib.model.checkpoint import encoder_arrays, encoder_from_arrays
+from geron_lib.model.checkpoint import array_shapes, encoder_arrays, encoder_from_arrays
 from geron_lib.model.classifier import SequenceClassifier
 from geron_lib.model.encoder import Encoder
-from geron_lib.model.mlm import MASKED, MaskedBatch, MaskedLM
+from geron_lib.model.mlm import MASKED, MaskedBatch, MaskedLM, cross_entropy
 from geron_lib.pretraining.masking import MaskingSchedule
 from geron_lib.pretraining.tokenizer import WordTokenizer
 from geron_lib.pretraining.train import (
@@ -217,6 +217,10 @@ ok(E, "batch 10**20: an exact count", lambda: flops.count_flops(CFG, 8, batch=10
 ok(E, "every sharing mode the same FLOPs",
    lambda: {flops.count_flops(cfg(sharing=s), 8).total for s in ("none", "all", "attention", "ffn")},
    lambda totals: len(totals) == 1)
+ok(E, "masked np.int64 at 10**6 sequences: no overflow",
+   lambda: flops.count_flops(EncoderConfig(**BIG), 512, batch=10**6, mlm_head=True, masked=np.int64(512)),
+   lambda c: type(c.mlm_decoder) is int
+   and c.total == flops.count_flops(EncoderConfig(**BIG), 512, batch=10**6, mlm_head=True).total)
 E = "flops_per_token"
 err(E, "masked -1", lambda: flops.flops_per_token(CFG, 8, mlm_head=True, masked=-1), ValueError, "masked")
 E = "approximate_flops_per_token"
@@ -238,6 +242,29 @@ ok(E, "weights in float32 are half of float64's bytes",
    lambda: (training_memory.training_memory(CFG, 2, 8, dtype=np.float32).weights,
             training_memory.training_memory(CFG, 2, 8, dtype="float64").weights),
    lambda t: 2 * t[0] == t[1] == 8 * MLM.num_parameters())
+
+# One block's memory -----------------------------------------------------------------------------------------
+E = "forward_activation_bytes"
+err(E, "attention 'mean'", lambda: memory.forward_activation_bytes(2, 8, 8, 2, 16, "mean", 8), ValueError,
+    "attention", "one of")
+err(E, "seq_len 0", lambda: memory.forward_activation_bytes(2, 0, 8, 2, 16, "concat", 8), ValueError,
+    "seq_len")
+err(E, "itemsize 0", lambda: memory.forward_activation_bytes(2, 8, 8, 2, 16, "concat", 0), ValueError,
+    "itemsize")
+ok(E, "numpy sizes at 10**6 x 512 x 4096: no overflow",
+   lambda: memory.forward_activation_bytes(np.int64(10**6), np.int64(512), np.int64(4096), np.int64(64),
+                                           np.int64(16384), "sum", 8),
+   lambda n: type(n) is int and n == memory.forward_activation_bytes(10**6, 512, 4096, 64, 16384, "sum", 8))
+E = "block_cache_elements"
+err(E, "batch -1", lambda: memory.block_cache_elements(-1, 8, 8, 2, 16, "sum"), ValueError, "batch")
+err(E, "hidden_size 8.0", lambda: memory.block_cache_elements(1, 8, 8.0, 2, 16, "sum"), TypeError,
+    "hidden_size")
+E = "block_backward_workspace"
+err(E, "hidden_act 'swish'", lambda: memory.block_backward_workspace(1, 8, 8, 2, 16, "concat", "swish"),
+    ValueError, "hidden_act")
+E = "block_forward_workspace"
+err(E, "num_attention_heads None", lambda: memory.block_forward_workspace(1, 8, None, 16), TypeError,
+    "num_attention_heads")
 
 # Encoder construction ---------------------------------------------------------------------------------------
 E = "Encoder"
@@ -304,6 +331,8 @@ ok(E, "attention_mask by keyword (the fixed call)", lambda: ENC([5, 6, 7], atten
    lambda h: h.shape == (1, 3, 8) and np.isfinite(h).all())
 ok(E, "padding changes no real position", lambda: ENC([5, 6, 7, 0], attention_mask=[1, 1, 1, 0])[0, :3],
    lambda h: np.allclose(h, ENC([5, 6, 7])[0]))
+ok(E, "a boolean attention_mask, as torch takes it", lambda: ENC(IDS, attention_mask=KEEP == 1),
+   lambda h: np.array_equal(h, ENC(IDS, attention_mask=KEEP)))
 ok(E, "ids as whole floats", lambda: ENC([5.0, 6.0]), lambda h: np.array_equal(h, ENC([5, 6])))
 ok(E, "ids as int8", lambda: ENC(np.array([5, 6], np.int8)), lambda h: np.array_equal(h, ENC([5, 6])))
 ok(E, "a row all padding: finite output", lambda: ENC(IDS, attention_mask=np.zeros_like(IDS)),
@@ -365,6 +394,17 @@ ok(E, "lists are converted", lambda: MaskedBatch(IDS.tolist(), IDS.tolist(), DEC
     KEEP.tolist()),
    lambda b: isinstance(b.labels, np.ndarray) and b.selected.sum() == 3)
 ok(E, "rows keep the rules", lambda: BATCH[1:], lambda b: len(b) == 1 and b.selected.sum() == 1)
+E = "cross_entropy"
+err(E, "target -1 (numpy would read the last class)",
+    lambda: cross_entropy(np.zeros((2, 5)), np.array([0, -1])),
+    ValueError, "targets", "[0, 5)")
+err(E, "target = V", lambda: cross_entropy(np.zeros((2, 5)), np.array([0, 5])), ValueError, "targets")
+err(E, "float targets", lambda: cross_entropy(np.zeros((2, 5)), np.array([0.0, 1.0])), ValueError, "targets")
+err(E, "one target for two rows", lambda: cross_entropy(np.zeros((2, 5)), np.array([0])), ValueError,
+    "targets")
+err(E, "1-D logits", lambda: cross_entropy(np.zeros(5), np.array([0])), ValueError, "logits", "(N, V)")
+ok(E, "uniform logits: log V", lambda: cross_entropy(np.zeros((3, 5)), np.array([0, 4, 2]))[0],
+   lambda v: abs(v - np.log(5)) < 1e-12)
 E = "MaskedLM"
 err(E, "seed -2", lambda: MaskedLM(CFG, seed=-2), ValueError, "seed", "at least 0")
 err(E, "config None", lambda: MaskedLM(None), TypeError, "config", "EncoderConfig")
@@ -474,8 +514,22 @@ err(E, "string arrays", lambda: encoder_from_arrays(CFG,
     TypeError, "arrays", "float")
 err(E, "config of other sharing", lambda: encoder_from_arrays(cfg(sharing="all"), encoder_arrays(ENC)),
     ValueError, "copies", "sharing")
+err(E, "arrays of a wider config",
+    lambda: encoder_from_arrays(CFG, encoder_arrays(Encoder(cfg(hidden_size=16)))),
+    ValueError, "shape", "another config")
+err(E, "arrays of another vocabulary", lambda: encoder_from_arrays(cfg(vocab_size=30), encoder_arrays(ENC)),
+    ValueError, "embeddings.word", "shape")
+err(E, "a weight missing", lambda: encoder_from_arrays(CFG, {k: v for k, v in encoder_arrays(ENC).items()
+                                                          if k != "ffn.1.W_2"}), ValueError, "ffn.1.W_2")
+err(E, "float32 and float64 mixed", lambda: encoder_from_arrays(CFG, encoder_arrays(ENC) | {
+    "ffn.0.b_1": np.zeros(16, np.float32)}), TypeError, "dtype")
 ok(E, "a round trip", lambda: encoder_from_arrays(CFG, encoder_arrays(ENC))(IDS),
    lambda h: np.array_equal(h, ENC(IDS)))
+
+E = "array_shapes"
+err(E, "config a dict", lambda: array_shapes(TINY), TypeError, "config")
+ok(E, "the shapes encoder_arrays stores", lambda: array_shapes(CFG, pooler=True),
+   lambda s: s == {k: v.shape for k, v in encoder_arrays(POOLED).items()})
 
 # Optimizer and schedule -------------------------------------------------------------------------------------
 E = "AdamW"
