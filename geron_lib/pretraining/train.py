@@ -29,7 +29,7 @@ def learning_rate(step: int, total: int, peak: float, warmup: int) -> float:
     linear decay that would reach zero one step after the last.
     """
     total = check_int("total", total, minimum=1)
-    step = check_int("step", step, minimum=1, maximum=total)
+    step = check_int("step", step, minimum=1, maximum=total + 1)  # total + 1: zero
     warmup = check_int("warmup", warmup, minimum=0, maximum=total)
     peak = check_positive_number("peak", peak)
     if step <= warmup:

@@ -573,7 +573,7 @@ ok(E, "norm 1 clipped to 0.5", lambda: clip_grad_norm({"W": np.array([0.6, 0.8])
 E = "learning_rate"
 err(E, "warmup 0 at step 0", lambda: learning_rate(0, 10, 1e-3, 0), ValueError, "step", "at least 1")
 err(E, "warmup past total", lambda: learning_rate(5, 10, 1e-3, 11), ValueError, "warmup", "at most 10")
-err(E, "step past total", lambda: learning_rate(12, 10, 1e-3, 2), ValueError, "step", "at most 10")
+err(E, "step past total", lambda: learning_rate(12, 10, 1e-3, 2), ValueError, "step", "at most 11")
 err(E, "peak NaN", lambda: learning_rate(1, 10, NAN, 2), ValueError, "peak", "finite")
 err(E, "total 0", lambda: learning_rate(1, 0, 1e-3, 0), ValueError, "total", "at least 1")
 ok(E, "no warm-up: decaying from step 1, peak T / (T + 1)", lambda: learning_rate(1, 10, 1.0, 0),
