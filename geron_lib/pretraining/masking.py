@@ -263,20 +263,24 @@ def expected_distinct_masks(n_tokens: int, mask_prob: float, epochs: int,
     of ``n_tokens`` words sees in ``epochs`` epochs: n independent draws
     (n from :func:`draws_per_sequence`). C(N, j) q_j is the binomial
     probability of j selected; the sum keeps the j within 60 (sd + 1) of
-    p N, the rest weighing below n e^-90 (Bernstein's inequality).
+    p N, the rest weighing below 2 n e^-90 (Bernstein's inequality).
     """
     N = check_int("n_tokens", n_tokens, minimum=1)
     p = check_open_unit("mask_prob", mask_prob)
-    for name, value in (("epochs", epochs), ("copies", copies)):  # n is used as a float
-        check_int(name, value, maximum=2**53)
+    for name, value in (("epochs", epochs), ("copies", copies)):
+        check_int(name, value, maximum=2**53)  # n is used as a float
     n = draws_per_sequence(epochs, schedule, copies)
     reach = _REACH * (math.sqrt(N * p * (1 - p)) + 1)
-    low, high = max(0, math.floor(N * p - reach)), min(N, math.ceil(N * p + reach))
-    check_memory(64 * (high - low + 1), f"expected_distinct_masks with n_tokens={N} ({high - low + 1:,} terms)")
+    low = max(0, math.floor(N * p - reach))
+    high = min(N, math.ceil(N * p + reach))
+    check_memory(64 * (high - low + 1),
+                 f"expected_distinct_masks with n_tokens={N}")
     j = np.arange(low, high + 1)
-    pmf = binom.pmf(j, N, p)                              # C(N, j) q_j
-    log_q = j * math.log(p) + (N - j) * math.log1p(-p)    # one particular set of j positions
-    tiny = math.log(n) + log_q < math.log(1e-8)           # 1 - (1 - q)^n = n q to 1e-8
+    pmf = binom.pmf(j, N, p)  # C(N, j) q_j
+    # log q_j: one particular set of j positions
+    log_q = j * math.log(p) + (N - j) * math.log1p(-p)
+    tiny = math.log(n) + log_q < math.log(1e-8)  # 1 - (1 - q)^n = n q to 1e-8
     with np.errstate(divide="ignore", over="ignore"):
-        seen_over_q = np.exp(np.log(-np.expm1(n * np.log1p(-np.exp(log_q)))) - log_q)
+        seen = -np.expm1(n * np.log1p(-np.exp(log_q)))  # 1 - (1 - q)^n
+        seen_over_q = np.exp(np.log(seen) - log_q)
     return float((pmf * np.where(tiny, n, seen_over_q)).sum())

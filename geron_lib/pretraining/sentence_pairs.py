@@ -31,7 +31,7 @@ class SentencePair(NamedTuple):
 
 
 def check_pairs(pairs) -> list[SentencePair]:
-    """``pairs`` itself: a list of :class:`SentencePair`, each of two str and a label 0 or 1 (may be empty)."""
+    """``pairs`` itself: a list (maybe empty) of :class:`SentencePair`, each of two str and a label 0 or 1."""
     check_type("pairs", pairs, list)
     for i, pair in enumerate(pairs):
         check_type(f"pairs[{i}]", pair, SentencePair)

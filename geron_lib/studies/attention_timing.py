@@ -12,6 +12,7 @@ from functools import partial
 
 import numpy as np
 
+from ..costs.memory import forward_activation_bytes
 from ..model.attention import (
     ATTENTION_FORMS,
     additive_mask,
@@ -22,7 +23,6 @@ from ..model.attention import (
 )
 from ..model.layers import softmax
 from ..timing import median_seconds, sample_seconds
-from ..costs.memory import forward_activation_bytes
 from ..validate import check_choice, check_head_grid, check_heads, check_int, check_memory
 
 #: Timing rounds at most (more would run for minutes on the chapter's sizes).

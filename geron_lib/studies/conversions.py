@@ -80,7 +80,8 @@ def sum_to_concat(w: dict, num_attention_heads: int,
     columns of W_V and rows of W_O, and the relative error (0 when every
     W'_V,i has rank <= r).
     """
-    H, h = _check_weights(w, num_attention_heads, "sum", maps=3)  # W_V, then U and V^T of its SVD
+    # W_V, and U and V^T of its SVD
+    H, h = _check_weights(w, num_attention_heads, "sum", maps=3)
     d_head = H // h
     r = d_head if rank is None else check_int("rank", rank, minimum=1)
     if r > d_head:

@@ -80,8 +80,9 @@ def layer_movement(states) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("states must all be arrays of one shape (B, T, H)")
     for i, s in enumerate(states):
         check_finite_array(f"states[{i}]", s)
-    # the stacked states, their differences, products and norms: about five copies
-    check_memory(5 * 8 * len(states) * states[0].size, f"layer_movement of {len(states)} states")
+    # the stacked states, differences, products, norms: about five copies
+    check_memory(5 * 8 * len(states) * states[0].size,
+                 f"layer_movement of {len(states)} states")
     x = np.stack(states)  # (L + 1, B, T, H)
     before, after = x[:-1], x[1:]
     distances = np.linalg.norm(after - before, axis=-1)  # (L, B, T)

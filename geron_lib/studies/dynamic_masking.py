@@ -158,10 +158,11 @@ def summary(result: dict, epoch: int = -1) -> dict[str, dict[str, tuple[float, f
         raise TypeError("result must be a dict with 'train' and 'held_out' losses, as run() and "
                         "load_stored() return")
     epoch = check_int("epoch", epoch)
-    n_epochs = min(len(run) for part in ("train", "held_out") for runs in result[part].values() for run in runs)
+    n_epochs = min(len(run) for part in ("train", "held_out") for runs in result[part].values()
+                   for run in runs)
     if not -n_epochs <= epoch < n_epochs:
-        raise ValueError(f"epoch must lie in [-{n_epochs}, {n_epochs - 1}] (the runs hold {n_epochs} epochs), "
-                         f"got {epoch}")
+        raise ValueError(f"epoch must lie in [-{n_epochs}, {n_epochs - 1}] (the runs hold {n_epochs} "
+                         f"epochs), got {epoch}")
     out = {}
     for name in result["train"]:
         out[name] = {}

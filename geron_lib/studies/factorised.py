@@ -87,7 +87,7 @@ def rank_errors(table: np.ndarray) -> np.ndarray:
     s2 = np.linalg.svd(_check_table(table), compute_uv=False) ** 2
     tail = np.cumsum(s2[::-1])[::-1]  # tail[E] = sum of s_j^2 for j >= E
     tail = np.concatenate([tail, [0.0]])
-    if tail[0] == 0:  # an all-zero table is exactly rank 0: no error at any rank
+    if tail[0] == 0:  # an all-zero table: rank 0, no error at any rank
         return np.zeros_like(tail)
     return np.sqrt(tail / tail[0])
 

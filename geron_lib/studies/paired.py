@@ -16,7 +16,8 @@ from ..validate import check_number
 def _as_values(name: str, values) -> np.ndarray:
     """``values`` (a list, tuple or array of real numbers, one per seed) as a float64 array."""
     if not isinstance(values, np.ndarray | list | tuple):
-        raise TypeError(f"{name} must be a list or array of numbers, one per seed; got {type(values).__name__}")
+        raise TypeError(f"{name} must be a list or array of numbers, one per seed; got "
+                        f"{type(values).__name__}")
     try:
         arr = np.asarray(values)
     except ValueError:  # ragged nesting

@@ -15,7 +15,13 @@ from geron_lib.model.classifier import SequenceClassifier
 from geron_lib.model.encoder import Encoder
 from geron_lib.pretraining import corpus
 from geron_lib.pretraining import masking as M
-from geron_lib.pretraining.sentence_pairs import SentencePair, encode_pairs, label_counts, nsp_pairs, sop_pairs
+from geron_lib.pretraining.sentence_pairs import (
+    SentencePair,
+    encode_pairs,
+    label_counts,
+    nsp_pairs,
+    sop_pairs,
+)
 from geron_lib.pretraining.subword import WordPieceTokenizer, learn_pieces
 from geron_lib.pretraining.tokenizer import WordTokenizer, split_words
 from geron_lib.reference import encoders as ref
@@ -32,8 +38,14 @@ WP = WordPieceTokenizer.from_texts(["the cat sat on the mat"], vocab_size=40)
 DOCS = [["A cat sat.", "It slept."], ["Dogs ran.", "They barked.", "Then they ate."]]
 PAIR = SentencePair("the cat", "sat", 0)
 X = [[1, 2, 3, 4], [4, 3, 2, 1]]
-SMALL = EncoderConfig(vocab_size=20, hidden_size=8, num_hidden_layers=2, num_attention_heads=2,
-                      intermediate_size=16, max_position_embeddings=16)
+SMALL = EncoderConfig(
+    vocab_size=20,
+    hidden_size=8,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    intermediate_size=16,
+    max_position_embeddings=16,
+)
 CLASSIFIER = SequenceClassifier.from_encoder(Encoder(SMALL), 2)
 W_SUM = random_attention_weights(8, 2, "sum", seed=0)
 W_CAT = random_attention_weights(8, 2, "concat", seed=0)
@@ -57,69 +69,139 @@ def with_inf(w, key):
     return w
 
 
-# masking: bert_mask ------------------------------------------------------------------------------------------
+# masking: bert_mask -----------------------------------------------------------------------------------------
 E = "bert_mask"
-for label, p, exc in (("mask_prob NaN", NAN, ValueError), ("mask_prob inf", INF, ValueError),
-                      ("mask_prob 0", 0, ValueError), ("mask_prob 1", 1, ValueError),
-                      ("mask_prob -0.1", -0.1, ValueError), ("mask_prob True", True, TypeError),
-                      ("mask_prob '0.15'", "0.15", TypeError), ("mask_prob None", None, TypeError),
-                      ("mask_prob 10**400", 10**400, ValueError)):
+for label, p, exc in (
+    ("mask_prob NaN", NAN, ValueError),
+    ("mask_prob inf", INF, ValueError),
+    ("mask_prob 0", 0, ValueError),
+    ("mask_prob 1", 1, ValueError),
+    ("mask_prob -0.1", -0.1, ValueError),
+    ("mask_prob True", True, TypeError),
+    ("mask_prob '0.15'", "0.15", TypeError),
+    ("mask_prob None", None, TypeError),
+    ("mask_prob 10**400", 10**400, ValueError),
+):
     err(E, label, lambda p=p: M.bert_mask(IDS, TOK, mask_prob=p), exc, "mask_prob")
-ok(E, "mask_prob a Fraction", lambda: M.bert_mask(IDS, TOK, mask_prob=Fraction(1, 2)).labels.shape == (1, 9),
-   lambda v: v is True)
+ok(
+    E,
+    "mask_prob a Fraction",
+    lambda: M.bert_mask(IDS, TOK, mask_prob=Fraction(1, 2)).labels.shape == (1, 9),
+    lambda v: v is True,
+)
 ok(E, "mask_prob np.float32", lambda: M.bert_mask(IDS, TOK, mask_prob=np.float32(0.5)), lambda m: len(m) == 1)
-for label, ids, exc in (("ids a str", "the cat", TypeError), ("ids None", None, TypeError),
-                        ("ids empty", [], ValueError), ("ids -1", [[1, -1, 2]], ValueError),
-                        ("ids above vocab", [[1, 99, 2]], ValueError), ("ids 3-D", np.ones((1, 2, 3), int),
-                                                                        ValueError),
-                        ("ids ragged", [[1, 5], [1]], ValueError), ("ids bools", [[True, False]], TypeError),
-                        ("ids 1.5", [[1, 5.5, 2]], ValueError), ("ids NaN", [[1.0, NAN]], ValueError),
-                        ("ids only specials", [[1, 2, 0]], ValueError)):
+for label, ids, exc in (
+    ("ids a str", "the cat", TypeError),
+    ("ids None", None, TypeError),
+    ("ids empty", [], ValueError),
+    ("ids -1", [[1, -1, 2]], ValueError),
+    ("ids above vocab", [[1, 99, 2]], ValueError),
+    ("ids 3-D", np.ones((1, 2, 3), int), ValueError),
+    ("ids ragged", [[1, 5], [1]], ValueError),
+    ("ids bools", [[True, False]], TypeError),
+    ("ids 1.5", [[1, 5.5, 2]], ValueError),
+    ("ids NaN", [[1.0, NAN]], ValueError),
+    ("ids only specials", [[1, 2, 0]], ValueError),
+):
     err(E, label, lambda ids=ids: M.bert_mask(ids, TOK), exc, "ids")
 ok(E, "ids a 1-D list", lambda: M.bert_mask([1, 5, 6, 2], TOK).labels.tolist(), lambda v: v == [[1, 5, 6, 2]])
 ok(E, "ids uint8 array", lambda: M.bert_mask(IDS.astype(np.uint8), TOK).labels.dtype, lambda d: d == np.int64)
 err(E, "tokenizer a list", lambda: M.bert_mask(IDS, ["the"]), TypeError, "tokenizer")
-for label, n, exc in (("max_ngram 0", 0, ValueError), ("max_ngram 2.0", 2.0, TypeError),
-                      ("max_ngram True", True, TypeError), ("max_ngram 10**12", 10**12, ValueError)):
+for label, n, exc in (
+    ("max_ngram 0", 0, ValueError),
+    ("max_ngram 2.0", 2.0, TypeError),
+    ("max_ngram True", True, TypeError),
+    ("max_ngram 10**12", 10**12, ValueError),
+):
     err(E, label, lambda n=n: M.bert_mask(IDS, TOK, max_ngram=n), exc, "max_ngram")
-ok(E, "max_ngram np.int64(3)", lambda: M.bert_mask(IDS, TOK, mask_prob=0.5, max_ngram=np.int64(3)),
-   lambda m: m.selected.any())
-for label, r, exc in (("rng -1", -1, ValueError), ("rng 1.5", 1.5, TypeError), ("rng True", True, TypeError),
-                      ("rng 'seed'", "seed", TypeError), ("rng the legacy RandomState",
-                                                          np.random.RandomState(0), TypeError)):
+ok(
+    E,
+    "max_ngram np.int64(3)",
+    lambda: M.bert_mask(IDS, TOK, mask_prob=0.5, max_ngram=np.int64(3)),
+    lambda m: m.selected.any(),
+)
+for label, r, exc in (
+    ("rng -1", -1, ValueError),
+    ("rng 1.5", 1.5, TypeError),
+    ("rng True", True, TypeError),
+    ("rng 'seed'", "seed", TypeError),
+    ("rng the legacy RandomState", np.random.RandomState(0), TypeError),
+):
     err(E, label, lambda r=r: M.bert_mask(IDS, TOK, rng=r), exc, "rng")
-ok(E, "rng np.uint64 seed", lambda: M.bert_mask(IDS, TOK, rng=np.uint64(7)).decision.tolist()
-   == M.bert_mask(IDS, TOK, rng=7).decision.tolist(), lambda v: v is True)
+ok(
+    E,
+    "rng np.uint64 seed",
+    lambda: (
+        M.bert_mask(IDS, TOK, rng=np.uint64(7)).decision.tolist()
+        == M.bert_mask(IDS, TOK, rng=7).decision.tolist()
+    ),
+    lambda v: v is True,
+)
 ok(E, "rng 10**30", lambda: M.bert_mask(IDS, TOK, rng=10**30), lambda m: len(m) == 1)
-err(E, "ids of a huge broadcast batch", lambda: M.bert_mask(np.broadcast_to(IDS, (10**8, 9)), TOK), ValueError,
-    "ids")
+err(
+    E,
+    "ids of a huge broadcast batch",
+    lambda: M.bert_mask(np.broadcast_to(IDS, (10**8, 9)), TOK),
+    ValueError,
+    "ids",
+)
 
-# masking: MaskingSchedule and the counts ---------------------------------------------------------------------
+# masking: MaskingSchedule and the counts --------------------------------------------------------------------
 E = "MaskingSchedule"
-ok(E, "copies=10**7 builds at once", lambda: M.MaskingSchedule(IDS, TOK, "duplicated", copies=10**7),
-   lambda s: len(s.stored) == 10**7)
-ok(E, "copies=10**7 over 40 epochs", lambda: M.MaskingSchedule(IDS, TOK, "duplicated", copies=10**7)
-   .distinct_masks(40)[-1, 0], lambda v: 1 <= v <= 40)
+ok(
+    E,
+    "copies=10**7 builds at once",
+    lambda: M.MaskingSchedule(IDS, TOK, "duplicated", copies=10**7),
+    lambda s: len(s.stored) == 10**7,
+)
+ok(
+    E,
+    "copies=10**7 over 40 epochs",
+    lambda: M.MaskingSchedule(IDS, TOK, "duplicated", copies=10**7).distinct_masks(40)[-1, 0],
+    lambda v: 1 <= v <= 40,
+)
 for label, s in (("schedule 'Dynamic'", "Dynamic"), ("schedule None", None), ("schedule 0", 0)):
     err(E, label, lambda s=s: M.MaskingSchedule(IDS, TOK, s), ValueError, "schedule")
-for label, c, exc in (("copies 0", 0, ValueError), ("copies 2.5", 2.5, TypeError),
-                      ("copies -3", -3, ValueError), ("copies np.bool_", np.bool_(True), TypeError)):
+for label, c, exc in (
+    ("copies 0", 0, ValueError),
+    ("copies 2.5", 2.5, TypeError),
+    ("copies -3", -3, ValueError),
+    ("copies np.bool_", np.bool_(True), TypeError),
+):
     err(E, label, lambda c=c: M.MaskingSchedule(IDS, TOK, "duplicated", copies=c), exc, "copies")
 err(E, "mask_prob NaN", lambda: M.MaskingSchedule(IDS, TOK, mask_prob=NAN), ValueError, "mask_prob")
 err(E, "rng -5", lambda: M.MaskingSchedule(IDS, TOK, rng=-5), ValueError, "rng")
 err(E, "ids empty", lambda: M.MaskingSchedule([], TOK), ValueError, "ids")
-ok(E, "copies np.int32(3)", lambda: M.MaskingSchedule(IDS, TOK, "duplicated", copies=np.int32(3)).copies,
-   lambda c: c == 3 and type(c) is int)
+ok(
+    E,
+    "copies np.int32(3)",
+    lambda: M.MaskingSchedule(IDS, TOK, "duplicated", copies=np.int32(3)).copies,
+    lambda c: c == 3 and type(c) is int,
+)
 err(E, "distinct_masks epochs 0", lambda: M.MaskingSchedule(IDS, TOK).distinct_masks(0), ValueError, "epochs")
-err(E, "distinct_masks epochs 10**12", lambda: M.MaskingSchedule(IDS, TOK).distinct_masks(10**12), ValueError,
-    "epochs")
+err(
+    E,
+    "distinct_masks epochs 10**12",
+    lambda: M.MaskingSchedule(IDS, TOK).distinct_masks(10**12),
+    ValueError,
+    "epochs",
+)
 err(E, "masks epoch -1", lambda: M.MaskingSchedule(IDS, TOK).masks(-1), ValueError, "epoch")
 err(E, "masks epoch 1.0", lambda: M.MaskingSchedule(IDS, TOK).masks(1.0), TypeError, "epoch")
-ok(E, "masks epoch 10**30 (static)", lambda: M.MaskingSchedule(IDS, TOK, "static").masks(10**30),
-   lambda m: len(m) == 1)
+ok(
+    E,
+    "masks epoch 10**30 (static)",
+    lambda: M.MaskingSchedule(IDS, TOK, "static").masks(10**30),
+    lambda m: len(m) == 1,
+)
 
 E = "mask_index"
-ok(E, "epoch np.int64", lambda: M.mask_index(np.int64(23), "duplicated", 10), lambda v: v == 3 and type(v) is int)
+ok(
+    E,
+    "epoch np.int64",
+    lambda: M.mask_index(np.int64(23), "duplicated", 10),
+    lambda v: v == 3 and type(v) is int,
+)
 err(E, "epoch -1", lambda: M.mask_index(-1, "static"), ValueError, "epoch")
 err(E, "schedule 'random'", lambda: M.mask_index(1, "random"), ValueError, "schedule")
 err(E, "copies 0", lambda: M.mask_index(1, "duplicated", 0), ValueError, "copies")
@@ -130,24 +212,53 @@ err(E, "epochs 0", lambda: M.draws_per_sequence(0, "static"), ValueError, "epoch
 err(E, "epochs 'forty'", lambda: M.draws_per_sequence("forty", "static"), TypeError, "epochs")
 
 E = "expected_distinct_masks"
-ok(E, "n_tokens 10**8 dynamic", lambda: M.expected_distinct_masks(10**8, 0.15, 10, "dynamic"),
-   lambda v: abs(v - 10) < 1e-9)
-ok(E, "n_tokens 10**6 duplicated", lambda: M.expected_distinct_masks(10**6, 0.15, 40, "duplicated", 10),
-   lambda v: abs(v - 10) < 1e-9)
-ok(E, "n_tokens 1 dynamic: 2 sets at most", lambda: M.expected_distinct_masks(1, 0.5, 1000, "dynamic"),
-   lambda v: abs(v - 2) < 1e-9)
-ok(E, "n_tokens 10 static", lambda: M.expected_distinct_masks(10, 0.15, 40, "static"), lambda v: abs(v - 1) < 1e-12)
-ok(E, "numpy integers", lambda: M.expected_distinct_masks(np.int64(10), np.float64(0.15), np.int32(40), "dynamic"),
-   lambda v: abs(v - M.expected_distinct_masks(10, 0.15, 40, "dynamic")) < 1e-12)
-err(E, "n_tokens 10**30", lambda: M.expected_distinct_masks(10**30, 0.15, 10, "dynamic"), ValueError, "n_tokens")
-err(E, "epochs 10**400", lambda: M.expected_distinct_masks(10, 0.15, 10**400, "dynamic"), ValueError, "epochs")
+ok(
+    E,
+    "n_tokens 10**8 dynamic",
+    lambda: M.expected_distinct_masks(10**8, 0.15, 10, "dynamic"),
+    lambda v: abs(v - 10) < 1e-9,
+)
+ok(
+    E,
+    "n_tokens 10**6 duplicated",
+    lambda: M.expected_distinct_masks(10**6, 0.15, 40, "duplicated", 10),
+    lambda v: abs(v - 10) < 1e-9,
+)
+ok(
+    E,
+    "n_tokens 1 dynamic: 2 sets at most",
+    lambda: M.expected_distinct_masks(1, 0.5, 1000, "dynamic"),
+    lambda v: abs(v - 2) < 1e-9,
+)
+ok(
+    E,
+    "n_tokens 10 static",
+    lambda: M.expected_distinct_masks(10, 0.15, 40, "static"),
+    lambda v: abs(v - 1) < 1e-12,
+)
+ok(
+    E,
+    "numpy integers",
+    lambda: M.expected_distinct_masks(np.int64(10), np.float64(0.15), np.int32(40), "dynamic"),
+    lambda v: abs(v - M.expected_distinct_masks(10, 0.15, 40, "dynamic")) < 1e-12,
+)
+err(
+    E,
+    "n_tokens 10**30",
+    lambda: M.expected_distinct_masks(10**30, 0.15, 10, "dynamic"),
+    ValueError,
+    "n_tokens",
+)
+err(
+    E, "epochs 10**400", lambda: M.expected_distinct_masks(10, 0.15, 10**400, "dynamic"), ValueError, "epochs"
+)
 err(E, "n_tokens 0", lambda: M.expected_distinct_masks(0, 0.15, 10, "dynamic"), ValueError, "n_tokens")
 err(E, "n_tokens 10.0", lambda: M.expected_distinct_masks(10.0, 0.15, 10, "dynamic"), TypeError, "n_tokens")
 err(E, "mask_prob NaN", lambda: M.expected_distinct_masks(10, NAN, 10, "dynamic"), ValueError, "mask_prob")
 err(E, "mask_prob 1", lambda: M.expected_distinct_masks(10, 1, 10, "dynamic"), ValueError, "mask_prob")
 err(E, "schedule 'STATIC'", lambda: M.expected_distinct_masks(10, 0.15, 10, "STATIC"), ValueError, "schedule")
 
-# tokenizers ---------------------------------------------------------------------------------------------------
+# tokenizers -------------------------------------------------------------------------------------------------
 E = "WordTokenizer"
 err(E, "words a str", lambda: WordTokenizer("cat"), TypeError, "words")
 err(E, "words bytes", lambda: WordTokenizer(b"cat"), TypeError, "words")
@@ -173,9 +284,19 @@ err(E, "texts a set", lambda: WordTokenizer.from_texts({"the cat", "a dog"}), Ty
 err(E, "texts holding bytes", lambda: WordTokenizer.from_texts([b"the cat"]), TypeError, "texts")
 err(E, "texts of spaces only", lambda: WordTokenizer.from_texts(["  ", ""]), ValueError, "texts")
 err(E, "min_count 0", lambda: WordTokenizer.from_texts(["a b"], min_count=0), ValueError, "min_count")
-err(E, "min_count 10**100", lambda: WordTokenizer.from_texts(["a b"], min_count=10**100), ValueError, "min_count")
-ok(E, "texts a generator", lambda: WordTokenizer.from_texts(t for t in ["b a", "a"]).vocabulary[5:],
-   lambda v: v == ["a", "b"])
+err(
+    E,
+    "min_count 10**100",
+    lambda: WordTokenizer.from_texts(["a b"], min_count=10**100),
+    ValueError,
+    "min_count",
+)
+ok(
+    E,
+    "texts a generator",
+    lambda: WordTokenizer.from_texts(t for t in ["b a", "a"]).vocabulary[5:],
+    lambda v: v == ["a", "b"],
+)
 E = "Tokenizer.encode"
 err(E, "text None", lambda: TOK.encode(None), TypeError, "text")
 err(E, "text a list", lambda: TOK.encode(["the", "cat"]), TypeError, "text")
@@ -191,26 +312,46 @@ err(E, "texts a str", lambda: TOK.encode_batch("the cat", 8), TypeError, "texts"
 err(E, "texts empty", lambda: TOK.encode_batch([], 8), ValueError, "texts")
 err(E, "texts holding None", lambda: TOK.encode_batch(["the", None], 8), TypeError, "texts")
 err(E, "texts an int", lambda: TOK.encode_batch(3, 8), TypeError, "texts")
-ok(E, "T np.int64(4), cut", lambda: TOK.encode_batch(["the cat sat"], np.int64(4)).tolist(),
-   lambda v: v == [[1, 5, 6, 2]])
-ok(E, "texts a generator", lambda: TOK.encode_batch((t for t in ["cat", "the"]), 3).tolist(),
-   lambda v: v == [[1, 6, 2], [1, 5, 2]])
+ok(
+    E,
+    "T np.int64(4), cut",
+    lambda: TOK.encode_batch(["the cat sat"], np.int64(4)).tolist(),
+    lambda v: v == [[1, 5, 6, 2]],
+)
+ok(
+    E,
+    "texts a generator",
+    lambda: TOK.encode_batch((t for t in ["cat", "the"]), 3).tolist(),
+    lambda v: v == [[1, 6, 2], [1, 5, 2]],
+)
 ok(E, "empty text", lambda: TOK.encode_batch([""], 4).tolist(), lambda v: v == [[1, 2, 0, 0]])
 E = "Tokenizer.pack_batch"
 err(E, "T=10**9", lambda: TOK.pack_batch(["the cat"], T=10**9), ValueError, "T")
-ok(E, "T=10**6 for 10**3 texts: one row", lambda: TOK.pack_batch(["the cat"] * 1000, T=10**6).shape,
-   lambda v: v == (1, 10**6))
+ok(
+    E,
+    "T=10**6 for 10**3 texts: one row",
+    lambda: TOK.pack_batch(["the cat"] * 1000, T=10**6).shape,
+    lambda v: v == (1, 10**6),
+)
 err(E, "T 0", lambda: TOK.pack_batch(["the cat"], 0), ValueError, "T")
 err(E, "texts a str", lambda: TOK.pack_batch("the cat", 8), TypeError, "texts")
-ok(E, "two texts in one row", lambda: TOK.pack_batch(["the cat", "sat"], 8).tolist(),
-   lambda v: v == [[1, 5, 6, 2, 7, 2, 0, 0]])
+ok(
+    E,
+    "two texts in one row",
+    lambda: TOK.pack_batch(["the cat", "sat"], 8).tolist(),
+    lambda v: v == [[1, 5, 6, 2, 7, 2, 0, 0]],
+)
 E = "Tokenizer.decode"
 err(E, "ids above vocab", lambda: TOK.decode([1, 99]), ValueError, "ids")
 err(E, "ids -1", lambda: TOK.decode([1, -1]), ValueError, "ids")
 err(E, "ids a str", lambda: TOK.decode("1 5"), TypeError, "ids")
 err(E, "ids empty", lambda: TOK.decode([]), ValueError, "ids")
-ok(E, "ids np.int8 array", lambda: TOK.decode(np.array([1, 5, 6, 2], np.int8)),
-   lambda v: v == "[CLS] the cat [SEP]")
+ok(
+    E,
+    "ids np.int8 array",
+    lambda: TOK.decode(np.array([1, 5, 6, 2], np.int8)),
+    lambda v: v == "[CLS] the cat [SEP]",
+)
 ok(E, "ids whole floats", lambda: TOK.decode([5.0, 6.0]), lambda v: v == "the cat")
 E = "split_words"
 err(E, "text bytes", lambda: split_words(b"the cat"), TypeError, "text")
@@ -225,17 +366,42 @@ err(E, "pieces holding an int", lambda: WordPieceTokenizer(["c", 1]), TypeError,
 err(E, "pieces '##'", lambda: WordPieceTokenizer(["c", "##"]), ValueError, "pieces")
 err(E, "pieces upper-case", lambda: WordPieceTokenizer(["C"]), ValueError, "pieces")
 err(E, "pieces repeated", lambda: WordPieceTokenizer(["c", "c"]), ValueError, "pieces")
-ok(E, "pieces a generator", lambda: WordPieceTokenizer(p for p in ["c", "a", "##a"]).tokenize("ca"),
-   lambda v: v == ["c", "##a"])
+ok(
+    E,
+    "pieces a generator",
+    lambda: WordPieceTokenizer(p for p in ["c", "a", "##a"]).tokenize("ca"),
+    lambda v: v == ["c", "##a"],
+)
 E = "WordPieceTokenizer.from_texts"
 err(E, "texts a str", lambda: WordPieceTokenizer.from_texts("the cat"), TypeError, "texts")
-err(E, "vocab_size 5", lambda: WordPieceTokenizer.from_texts(["the cat"], vocab_size=5), ValueError, "vocab_size")
-err(E, "vocab_size too small for the characters", lambda: WordPieceTokenizer.from_texts(["the cat"], 7),
-    ValueError, "vocab_size")
-err(E, "vocab_size 4000.0", lambda: WordPieceTokenizer.from_texts(["the cat"], 4000.0), TypeError, "vocab_size")
+err(
+    E,
+    "vocab_size 5",
+    lambda: WordPieceTokenizer.from_texts(["the cat"], vocab_size=5),
+    ValueError,
+    "vocab_size",
+)
+err(
+    E,
+    "vocab_size too small for the characters",
+    lambda: WordPieceTokenizer.from_texts(["the cat"], 7),
+    ValueError,
+    "vocab_size",
+)
+err(
+    E,
+    "vocab_size 4000.0",
+    lambda: WordPieceTokenizer.from_texts(["the cat"], 4000.0),
+    TypeError,
+    "vocab_size",
+)
 err(E, "texts of punctuation-free spaces", lambda: WordPieceTokenizer.from_texts([" "]), ValueError, "texts")
-ok(E, "vocab_size 10**12 stops when pairs run out", lambda: WordPieceTokenizer.from_texts(["ab ab"], 10**12)
-   .vocabulary[5:], lambda v: v == ["##b", "a", "ab"])
+ok(
+    E,
+    "vocab_size 10**12 stops when pairs run out",
+    lambda: WordPieceTokenizer.from_texts(["ab ab"], 10**12).vocabulary[5:],
+    lambda v: v == ["##b", "a", "ab"],
+)
 E = "WordPieceTokenizer.word_pieces"
 err(E, "word None", lambda: WP.word_pieces(None), TypeError, "word")
 err(E, "word an int", lambda: WP.word_pieces(5), TypeError, "word")
@@ -270,8 +436,12 @@ err(E, "pairs holding a tuple", lambda: label_counts([("a", "b", 0)]), TypeError
 err(E, "label -1", lambda: label_counts([SentencePair("a", "b", -1)]), ValueError, "pairs")
 err(E, "label 5", lambda: label_counts([SentencePair("a", "b", 5)]), ValueError, "pairs")
 ok(E, "no pairs", lambda: label_counts([]).tolist(), lambda v: v == [0, 0])
-ok(E, "np.int64 labels", lambda: label_counts([SentencePair("a", "b", np.int64(1))]).tolist(),
-   lambda v: v == [0, 1])
+ok(
+    E,
+    "np.int64 labels",
+    lambda: label_counts([SentencePair("a", "b", np.int64(1))]).tolist(),
+    lambda v: v == [0, 1],
+)
 E = "encode_pairs"
 err(E, "T=10**9", lambda: encode_pairs([PAIR], TOK, 10**9), ValueError, "T")
 err(E, "T 4", lambda: encode_pairs([PAIR], TOK, 4), ValueError, "T")
@@ -289,20 +459,29 @@ err(E, "n_sentences 0", lambda: corpus.generate(0, 1), ValueError, "n_sentences"
 err(E, "n_sentences 10**9", lambda: corpus.generate(10**9, 1), ValueError, "n_sentences")
 err(E, "seed -1", lambda: corpus.generate(3, -1), ValueError, "seed")
 err(E, "seed 1.0", lambda: corpus.generate(3, 1.0), TypeError, "seed")
-ok(E, "np.int64 arguments", lambda: corpus.generate(np.int64(3), np.int64(5)) == corpus.generate(3, 5),
-   lambda v: v is True)
+ok(
+    E,
+    "np.int64 arguments",
+    lambda: corpus.generate(np.int64(3), np.int64(5)) == corpus.generate(3, 5),
+    lambda v: v is True,
+)
 E = "corpus.load"
 err(E, "name 'Grammar'", lambda: corpus.load("Grammar"), ValueError, "name")
 err(E, "name a Path", lambda: corpus.load(corpus.CORPUS_PATH), ValueError, "name")
 E = "corpus.split"
 err(E, "sentences a str", lambda: corpus.split("a b c", 1), TypeError, "sentences")
-ok(E, "items paragraph indices", lambda: sorted(sum(corpus.split(list(range(5)), 2), [])), lambda v: v == [0, 1, 2, 3, 4])
+ok(
+    E,
+    "items paragraph indices",
+    lambda: sorted(sum(corpus.split(list(range(5)), 2), [])),
+    lambda v: v == [0, 1, 2, 3, 4],
+)
 err(E, "n_held_out all", lambda: corpus.split(["a", "b"], 2), ValueError, "n_held_out")
 err(E, "n_held_out 0", lambda: corpus.split(["a", "b"], 0), ValueError, "n_held_out")
 err(E, "seed -2", lambda: corpus.split(["a", "b"], 1, seed=-2), ValueError, "seed")
 ok(E, "n_held_out np.int16", lambda: corpus.split(["a", "b", "c"], np.int16(1)), lambda v: len(v[1]) == 1)
 
-# reference ------------------------------------------------------------------------------------------------------
+# reference --------------------------------------------------------------------------------------------------
 for E, fn in (("albert", ref.albert), ("roberta", ref.roberta)):
     err(E, "X a str", lambda fn=fn: fn("1 2 3"), TypeError, "X")
     err(E, "X empty", lambda fn=fn: fn([]), ValueError, "X")
@@ -316,13 +495,26 @@ for E, fn in (("albert", ref.albert), ("roberta", ref.roberta)):
     err(E, "d_ff 0", lambda fn=fn: fn(X, d_ff=0), ValueError, "d_ff")
     err(E, "seed 1.5", lambda fn=fn: fn(X, seed=1.5), TypeError, "seed")
     err(E, "seed None", lambda fn=fn: fn(X, seed=None), TypeError, "seed")
-    ok(E, "numpy integers", lambda fn=fn: fn(np.array(X), n_layers=np.int64(2), d_model=np.int32(8)).n_params
-       == fn(X, n_layers=2, d_model=8).n_params, lambda v: v is True)
+    ok(
+        E,
+        "numpy integers",
+        lambda fn=fn: (
+            fn(np.array(X), n_layers=np.int64(2), d_model=np.int32(8)).n_params
+            == fn(X, n_layers=2, d_model=8).n_params
+        ),
+        lambda v: v is True,
+    )
     ok(E, "seed 10**30", lambda fn=fn: fn(X, seed=10**30).hidden.shape, lambda v: v == (2, 4, 8))
 err("albert", "d_embed above d_model", lambda: ref.albert(X, d_embed=9), ValueError, "d_embed")
 err("albert", "d_embed 0", lambda: ref.albert(X, d_embed=0), ValueError, "d_embed")
 err("roberta", "mask_prob NaN", lambda: ref.roberta(X, mask_prob=NAN), ValueError, "mask_prob")
-err("roberta", "mask_prob 0.99 masks every token", lambda: ref.roberta(X, mask_prob=0.99), ValueError, "mask_prob")
+err(
+    "roberta",
+    "mask_prob 0.99 masks every token",
+    lambda: ref.roberta(X, mask_prob=0.99),
+    ValueError,
+    "mask_prob",
+)
 err("roberta", "epochs 0", lambda: ref.roberta(X, epochs=0), ValueError, "epochs")
 err("roberta", "epochs 10**9", lambda: ref.roberta(X, epochs=10**9), ValueError, "epochs")
 E = "reference.rng"
@@ -331,25 +523,56 @@ err("rng.draws", "n -1", lambda: ref_rng.draws(0, -1), ValueError, "n")
 err("rng.draws", "scale NaN", lambda: ref_rng.draws(0, 3, NAN), ValueError, "scale")
 err("rng.draws", "scale 0", lambda: ref_rng.draws(0, 3, 0), ValueError, "scale")
 err("rng.draws", "seed 0.5", lambda: ref_rng.draws(0.5, 3), TypeError, "seed")
-ok("rng.draws", "seed 2**32 + 5 is seed 5", lambda: ref_rng.draws(2**32 + 5, 4).tolist() == ref_rng.draws(5, 4)
-   .tolist(), lambda v: v is True)
-ok("rng.draws", "seed 10**30", lambda: ref_rng.draws(10**30, 4).tolist() == ref_rng.draws(10**30 % 2**32, 4)
-   .tolist(), lambda v: v is True)
+ok(
+    "rng.draws",
+    "seed 2**32 + 5 is seed 5",
+    lambda: ref_rng.draws(2**32 + 5, 4).tolist() == ref_rng.draws(5, 4).tolist(),
+    lambda v: v is True,
+)
+ok(
+    "rng.draws",
+    "seed 10**30",
+    lambda: ref_rng.draws(10**30, 4).tolist() == ref_rng.draws(10**30 % 2**32, 4).tolist(),
+    lambda v: v is True,
+)
 ok("rng.draws", "n 0", lambda: ref_rng.draws(0, 0).shape, lambda v: v == (0,))
 err("rng.draws_loop", "n 10**10", lambda: ref_rng.draws_loop(0, 10**10), ValueError, "n")
-ok("rng.draws_loop", "equals draws", lambda: ref_rng.draws_loop(-7, 5).tolist() == ref_rng.draws(-7, 5).tolist(),
-   lambda v: v is True)
+ok(
+    "rng.draws_loop",
+    "equals draws",
+    lambda: ref_rng.draws_loop(-7, 5).tolist() == ref_rng.draws(-7, 5).tolist(),
+    lambda v: v is True,
+)
 err("rng.draws_rows", "seeds an int", lambda: ref_rng.draws_rows(5, 3), TypeError, "seeds")
 err("rng.draws_rows", "seeds holding a float", lambda: ref_rng.draws_rows([1, 2.5], 3), TypeError, "seeds")
-ok("rng.draws_rows", "seeds 10**30 and -1", lambda: ref_rng.draws_rows([10**30, -1], 3)[1].tolist()
-   == ref_rng.draws(-1, 3).tolist(), lambda v: v is True)
-ok("rng.draws_rows", "seeds a generator", lambda: ref_rng.draws_rows((s for s in [1, 2]), 2).shape,
-   lambda v: v == (2, 2))
-err("rng.draws_rows", "10**6 seeds x 10**4", lambda: ref_rng.draws_rows(range(10**6), 10**4), ValueError, "draws")
+ok(
+    "rng.draws_rows",
+    "seeds 10**30 and -1",
+    lambda: ref_rng.draws_rows([10**30, -1], 3)[1].tolist() == ref_rng.draws(-1, 3).tolist(),
+    lambda v: v is True,
+)
+ok(
+    "rng.draws_rows",
+    "seeds a generator",
+    lambda: ref_rng.draws_rows((s for s in [1, 2]), 2).shape,
+    lambda v: v == (2, 2),
+)
+err(
+    "rng.draws_rows",
+    "10**6 seeds x 10**4",
+    lambda: ref_rng.draws_rows(range(10**6), 10**4),
+    ValueError,
+    "draws",
+)
 err("rng.tensor", "shape an int", lambda: ref_rng.tensor(0, 5), TypeError, "shape")
 err("rng.tensor", "shape holding -1", lambda: ref_rng.tensor(0, (2, -1)), ValueError, "shape")
 err("rng.tensor", "shape (10**6, 10**6)", lambda: ref_rng.tensor(0, (10**6, 10**6)), ValueError, "draws")
-ok("rng.tensor", "shape np.int64 dims", lambda: ref_rng.tensor(0, (np.int64(2), 3)).shape, lambda v: v == (2, 3))
+ok(
+    "rng.tensor",
+    "shape np.int64 dims",
+    lambda: ref_rng.tensor(0, (np.int64(2), 3)).shape,
+    lambda v: v == (2, 3),
+)
 E = "masks.fixed_count_masks"
 err(E, "n_rows 10**9", lambda: ref_masks.fixed_count_masks(0, 0, 10**9, 10, 2), ValueError, "n_rows")
 err(E, "n_mask above T", lambda: ref_masks.fixed_count_masks(0, 0, 2, 4, 5), ValueError, "n_mask")
@@ -360,62 +583,126 @@ err(E, "T 0", lambda: ref_masks.masked_count(0, 0.15), ValueError, "T")
 err(E, "mask_prob inf", lambda: ref_masks.masked_count(10, INF), ValueError, "mask_prob")
 ok(E, "half to even", lambda: ref_masks.masked_count(10, 0.25), lambda v: v == 2)
 
-# studies: conversions -----------------------------------------------------------------------------------------
+# studies: conversions ---------------------------------------------------------------------------------------
 E = "sum_to_concat"
 err(E, "W_V holding inf", lambda: conv.sum_to_concat(with_inf(W_SUM, "W_V"), 2), ValueError, "W_V")
 err(E, "W_Q holding inf", lambda: conv.sum_to_concat(with_inf(W_SUM, "W_Q"), 2), ValueError, "W_Q")
-err(E, "W_V holding NaN", lambda: conv.sum_to_concat({**W_SUM, "W_V": W_SUM["W_V"] * NAN}, 2), ValueError, "W_V")
+err(
+    E,
+    "W_V holding NaN",
+    lambda: conv.sum_to_concat({**W_SUM, "W_V": W_SUM["W_V"] * NAN}, 2),
+    ValueError,
+    "W_V",
+)
 err(E, "rank 0", lambda: conv.sum_to_concat(W_SUM, 2, rank=0), ValueError, "rank")
 err(E, "rank 5 above d_head 4", lambda: conv.sum_to_concat(W_SUM, 2, rank=5), ValueError, "rank")
 err(E, "rank 2.0", lambda: conv.sum_to_concat(W_SUM, 2, rank=2.0), TypeError, "rank")
 err(E, "concat weights", lambda: conv.sum_to_concat(W_CAT, 2), ValueError, "W_O")
 err(E, "w a list", lambda: conv.sum_to_concat([W_SUM], 2), TypeError, "w")
 err(E, "num_attention_heads 3", lambda: conv.sum_to_concat(W_SUM, 3), ValueError, "num_attention_heads")
-err(E, "W_V int dtype", lambda: conv.sum_to_concat({**W_SUM, "W_V": W_SUM["W_V"].astype(int)}, 2), TypeError,
-    "W_V")
-ok(E, "rank np.int64(4)", lambda: conv.sum_to_concat(conv.concat_to_sum(W_CAT, 2), 2, rank=np.int64(4)).error,
-   lambda e: e < 1e-12)
+err(
+    E,
+    "W_V int dtype",
+    lambda: conv.sum_to_concat({**W_SUM, "W_V": W_SUM["W_V"].astype(int)}, 2),
+    TypeError,
+    "W_V",
+)
+ok(
+    E,
+    "rank np.int64(4)",
+    lambda: conv.sum_to_concat(conv.concat_to_sum(W_CAT, 2), 2, rank=np.int64(4)).error,
+    lambda e: e < 1e-12,
+)
 E = "concat_to_sum"
 err(E, "W_O holding inf", lambda: conv.concat_to_sum(with_inf(W_CAT, "W_O"), 2), ValueError, "W_O")
 err(E, "sum weights", lambda: conv.concat_to_sum(W_SUM, 2), ValueError, "W_O")
 err(E, "num_attention_heads 0", lambda: conv.concat_to_sum(W_CAT, 0), ValueError, "num_attention_heads")
-err(E, "W_V of the wrong shape", lambda: conv.concat_to_sum({**W_CAT, "W_V": np.zeros((8, 4))}, 2), ValueError,
-    "W_V")
+err(
+    E,
+    "W_V of the wrong shape",
+    lambda: conv.concat_to_sum({**W_CAT, "W_V": np.zeros((8, 4))}, 2),
+    ValueError,
+    "W_V",
+)
 ok(E, "np.int64 heads", lambda: conv.concat_to_sum(W_CAT, np.int64(2))["W_V"].shape, lambda v: v == (2, 8, 8))
 E = "value_maps"
 err(E, "form 'Sum'", lambda: conv.value_maps(W_SUM, 2, "Sum"), ValueError, "form")
-err(E, "a huge broadcast W_V", lambda: conv.value_maps(
-    {k: np.broadcast_to(np.float64(0.1), (4096, 4096)) if k.startswith("W") else None for k in W_CAT}, 64,
-    "concat"), ValueError, "value maps")
+err(
+    E,
+    "a huge broadcast W_V",
+    lambda: conv.value_maps(
+        {k: np.broadcast_to(np.float64(0.1), (4096, 4096)) if k.startswith("W") else None for k in W_CAT},
+        64,
+        "concat",
+    ),
+    ValueError,
+    "value maps",
+)
 
-# studies: factorised ------------------------------------------------------------------------------------------
+# studies: factorised ----------------------------------------------------------------------------------------
 E = "token_embedding_params"
-ok(E, "numpy integers, exact", lambda: factorised.token_embedding_params(np.int64(30000), np.int32(4096),
-                                                                           np.int64(128)),
-   lambda v: v == 30000 * 128 + 128 * 4096 + 4096 and type(v) is int)
-ok(E, "huge Python ints, exact", lambda: factorised.token_embedding_params(10**12, 10**6),
-   lambda v: v == 10**18)
-err(E, "embedding_size above hidden_size", lambda: factorised.token_embedding_params(100, 8, 9), ValueError,
-    "embedding_size")
+ok(
+    E,
+    "numpy integers, exact",
+    lambda: factorised.token_embedding_params(np.int64(30000), np.int32(4096), np.int64(128)),
+    lambda v: v == 30000 * 128 + 128 * 4096 + 4096 and type(v) is int,
+)
+ok(
+    E,
+    "huge Python ints, exact",
+    lambda: factorised.token_embedding_params(10**12, 10**6),
+    lambda v: v == 10**18,
+)
+err(
+    E,
+    "embedding_size above hidden_size",
+    lambda: factorised.token_embedding_params(100, 8, 9),
+    ValueError,
+    "embedding_size",
+)
 err(E, "vocab_size 0", lambda: factorised.token_embedding_params(0, 8), ValueError, "vocab_size")
 err(E, "hidden_size 8.0", lambda: factorised.token_embedding_params(100, 8.0), TypeError, "hidden_size")
-err(E, "projection 'yes'", lambda: factorised.token_embedding_params(100, 8, 4, projection="yes"), TypeError,
-    "projection")
-err(E, "projection False with E < H", lambda: factorised.token_embedding_params(100, 8, 4, projection=False),
-    ValueError, "projection")
+err(
+    E,
+    "projection 'yes'",
+    lambda: factorised.token_embedding_params(100, 8, 4, projection="yes"),
+    TypeError,
+    "projection",
+)
+err(
+    E,
+    "projection False with E < H",
+    lambda: factorised.token_embedding_params(100, 8, 4, projection=False),
+    ValueError,
+    "projection",
+)
 E = "break_even_width"
 err(E, "bias 1", lambda: factorised.break_even_width(100, 8, bias=1), TypeError, "bias")
 err(E, "vocab_size -5", lambda: factorised.break_even_width(-5, 8), ValueError, "vocab_size")
-ok(E, "numpy integers", lambda: factorised.break_even_width(np.int64(30000), np.int64(768), bias=False),
-   lambda v: abs(v - 30000 * 768 / 30768) < 1e-9)
+ok(
+    E,
+    "numpy integers",
+    lambda: factorised.break_even_width(np.int64(30000), np.int64(768), bias=False),
+    lambda v: abs(v - 30000 * 768 / 30768) < 1e-9,
+)
 E = "best_rank_factors"
 err(E, "table a list", lambda: factorised.best_rank_factors([[1.0, 2.0]], 1), TypeError, "table")
-err(E, "table holding NaN", lambda: factorised.best_rank_factors(np.array([[1.0, NAN]]), 1), ValueError, "table")
+err(
+    E,
+    "table holding NaN",
+    lambda: factorised.best_rank_factors(np.array([[1.0, NAN]]), 1),
+    ValueError,
+    "table",
+)
 err(E, "table int dtype", lambda: factorised.best_rank_factors(np.ones((2, 2), int), 1), TypeError, "table")
 err(E, "table 1-D", lambda: factorised.best_rank_factors(np.ones(3), 1), TypeError, "table")
 err(E, "rank above min(V, H)", lambda: factorised.best_rank_factors(TABLE, 5), ValueError, "rank")
-ok(E, "rank np.int64, full", lambda: np.allclose(np.matmul(*factorised.best_rank_factors(TABLE, np.int64(4))),
-                                                 TABLE), lambda v: v is True)
+ok(
+    E,
+    "rank np.int64, full",
+    lambda: np.allclose(np.matmul(*factorised.best_rank_factors(TABLE, np.int64(4))), TABLE),
+    lambda v: v is True,
+)
 E = "rank_errors"
 err(E, "table holding inf", lambda: factorised.rank_errors(np.array([[1.0, INF]])), ValueError, "table")
 err(E, "table empty", lambda: factorised.rank_errors(np.zeros((0, 3))), ValueError, "table")
@@ -425,12 +712,21 @@ err(E, "noise NaN", lambda: factorised.low_rank_table(10, 4, 2, noise=NAN), Valu
 err(E, "noise -1", lambda: factorised.low_rank_table(10, 4, 2, noise=-1), ValueError, "noise")
 err(E, "seed -1", lambda: factorised.low_rank_table(10, 4, 2, noise=0.1, seed=-1), ValueError, "seed")
 err(E, "rank 5 above H", lambda: factorised.low_rank_table(10, 4, 5, noise=0.1), ValueError, "rank")
-err(E, "vocab_size 10**6 x 10**4", lambda: factorised.low_rank_table(10**6, 10**4, 2, noise=0.1), ValueError,
-    "table")
-ok(E, "noise 0: exactly low rank", lambda: np.linalg.matrix_rank(factorised.low_rank_table(10, 4, 2, noise=0)),
-   lambda v: v == 2)
+err(
+    E,
+    "vocab_size 10**6 x 10**4",
+    lambda: factorised.low_rank_table(10**6, 10**4, 2, noise=0.1),
+    ValueError,
+    "table",
+)
+ok(
+    E,
+    "noise 0: exactly low rank",
+    lambda: np.linalg.matrix_rank(factorised.low_rank_table(10, 4, 2, noise=0)),
+    lambda v: v == 2,
+)
 
-# studies: depth -----------------------------------------------------------------------------------------------
+# studies: depth ---------------------------------------------------------------------------------------------
 E = "params_by_depth"
 err(E, "depths an int", lambda: depth.params_by_depth(SMALL, 3), TypeError, "depths")
 err(E, "depths a str", lambda: depth.params_by_depth(SMALL, "123"), TypeError, "depths")
@@ -438,42 +734,95 @@ err(E, "depths empty", lambda: depth.params_by_depth(SMALL, []), ValueError, "de
 err(E, "depths holding 0", lambda: depth.params_by_depth(SMALL, [1, 0]), ValueError, "depths")
 err(E, "depths holding 2.0", lambda: depth.params_by_depth(SMALL, [2.0]), TypeError, "depths")
 err(E, "config a dict", lambda: depth.params_by_depth({"hidden_size": 8}, [1]), TypeError, "config")
-ok(E, "depths a generator of np.int64", lambda: depth.params_by_depth(SMALL, (np.int64(L) for L in (1, 2))),
-   lambda v: v["all"][0] == v["all"][1] and v["none"][1] > v["none"][0])
+ok(
+    E,
+    "depths a generator of np.int64",
+    lambda: depth.params_by_depth(SMALL, (np.int64(L) for L in (1, 2))),
+    lambda v: v["all"][0] == v["all"][1] and v["none"][1] > v["none"][0],
+)
 E = "layer_movement"
 err(E, "states an array", lambda: depth.layer_movement(np.zeros((3, 1, 2, 4))), TypeError, "states")
 err(E, "states of one array", lambda: depth.layer_movement([np.zeros((1, 2, 4))]), TypeError, "states")
-err(E, "states of two shapes", lambda: depth.layer_movement([np.zeros((1, 2, 4)), np.zeros((1, 3, 4))]),
-    ValueError, "states")
-err(E, "states holding NaN", lambda: depth.layer_movement([np.zeros((1, 2, 4)), np.full((1, 2, 4), NAN)]),
-    ValueError, "states")
-err(E, "states of strings", lambda: depth.layer_movement([np.full((1, 2, 4), "a"), np.full((1, 2, 4), "b")]),
-    TypeError, "states")
-ok(E, "two equal states", lambda: depth.layer_movement([np.ones((1, 2, 4)), np.ones((1, 2, 4))]),
-   lambda v: v[0].tolist() == [0.0] and abs(v[1][0] - 1) < 1e-12)
+err(
+    E,
+    "states of two shapes",
+    lambda: depth.layer_movement([np.zeros((1, 2, 4)), np.zeros((1, 3, 4))]),
+    ValueError,
+    "states",
+)
+err(
+    E,
+    "states holding NaN",
+    lambda: depth.layer_movement([np.zeros((1, 2, 4)), np.full((1, 2, 4), NAN)]),
+    ValueError,
+    "states",
+)
+err(
+    E,
+    "states of strings",
+    lambda: depth.layer_movement([np.full((1, 2, 4), "a"), np.full((1, 2, 4), "b")]),
+    TypeError,
+    "states",
+)
+ok(
+    E,
+    "two equal states",
+    lambda: depth.layer_movement([np.ones((1, 2, 4)), np.ones((1, 2, 4))]),
+    lambda v: v[0].tolist() == [0.0] and abs(v[1][0] - 1) < 1e-12,
+)
 E = "movement_by_sharing"
-err(E, "seq_len above max_position_embeddings", lambda: depth.movement_by_sharing(SMALL, seq_len=17), ValueError,
-    "seq_len")
+err(
+    E,
+    "seq_len above max_position_embeddings",
+    lambda: depth.movement_by_sharing(SMALL, seq_len=17),
+    ValueError,
+    "seq_len",
+)
 err(E, "batch 10**9", lambda: depth.movement_by_sharing(SMALL, batch=10**9, seq_len=16), ValueError, "batch")
 err(E, "seed -1", lambda: depth.movement_by_sharing(SMALL, seed=-1, seq_len=4), ValueError, "seed")
 err(E, "batch 0", lambda: depth.movement_by_sharing(SMALL, batch=0), ValueError, "batch")
 E = "forward_time_by_sharing"
-err(E, "repeats 0", lambda: depth.forward_time_by_sharing(SMALL, [1], seq_len=4, repeats=0), ValueError, "repeats")
-err(E, "repeats 10**9", lambda: depth.forward_time_by_sharing(SMALL, [1], seq_len=4, repeats=10**9), ValueError, "repeats")
+err(
+    E,
+    "repeats 0",
+    lambda: depth.forward_time_by_sharing(SMALL, [1], seq_len=4, repeats=0),
+    ValueError,
+    "repeats",
+)
+err(
+    E,
+    "repeats 10**9",
+    lambda: depth.forward_time_by_sharing(SMALL, [1], seq_len=4, repeats=10**9),
+    ValueError,
+    "repeats",
+)
 err(E, "seed -1", lambda: depth.forward_time_by_sharing(SMALL, [1], seq_len=4, seed=-1), ValueError, "seed")
-err(E, "clock not callable", lambda: depth.forward_time_by_sharing(SMALL, [1], seq_len=4, clock=5), TypeError, "clock")
+err(
+    E,
+    "clock not callable",
+    lambda: depth.forward_time_by_sharing(SMALL, [1], seq_len=4, clock=5),
+    TypeError,
+    "clock",
+)
 err(E, "seq_len 17", lambda: depth.forward_time_by_sharing(SMALL, [1], seq_len=17), ValueError, "seq_len")
 E = "weight_bytes_per_forward"
 err(E, "dtype float16", lambda: depth.weight_bytes_per_forward(SMALL, np.float16), ValueError, "dtype")
 err(E, "dtype 'banana'", lambda: depth.weight_bytes_per_forward(SMALL, "banana"), TypeError, "dtype")
 err(E, "config None", lambda: depth.weight_bytes_per_forward(None), TypeError, "config")
-ok(E, "float64 doubles float32", lambda: [2 * b for b in depth.weight_bytes_per_forward(SMALL)]
-   == list(depth.weight_bytes_per_forward(SMALL, "float64")), lambda v: v is True)
+ok(
+    E,
+    "float64 doubles float32",
+    lambda: (
+        [2 * b for b in depth.weight_bytes_per_forward(SMALL)]
+        == list(depth.weight_bytes_per_forward(SMALL, "float64"))
+    ),
+    lambda v: v is True,
+)
 E = "cache_sizes"
 err(E, "root an int", lambda: depth.cache_sizes(3), TypeError, "root")
 ok(E, "root missing", lambda: depth.cache_sizes("/no/such/folder"), lambda v: v == {})
 
-# studies: paired, finetuning, sentence tasks ------------------------------------------------------------------
+# studies: paired, finetuning, sentence tasks ----------------------------------------------------------------
 E = "paired_interval"
 err(E, "a of strings", lambda: paired.paired_interval(["x", "y"], [1, 2]), TypeError, "a")
 err(E, "b a generator", lambda: paired.paired_interval([1, 2], (x for x in [1, 2])), TypeError, "b")
@@ -484,25 +833,60 @@ err(E, "one pair", lambda: paired.paired_interval([1], [2]), ValueError, "a and 
 err(E, "lengths differ", lambda: paired.paired_interval([1, 2, 3], [1, 2]), ValueError, "a and b")
 err(E, "a holding NaN", lambda: paired.paired_interval([1, NAN], [1, 2]), ValueError, "a and b")
 err(E, "confidence 1", lambda: paired.paired_interval([1, 2], [2, 1], confidence=1), ValueError, "confidence")
-err(E, "confidence NaN", lambda: paired.paired_interval([1, 2], [2, 1], confidence=NAN), ValueError,
-    "confidence")
-err(E, "confidence '95%'", lambda: paired.paired_interval([1, 2], [2, 1], confidence="95%"), TypeError,
-    "confidence")
-ok(E, "equal differences", lambda: paired.paired_interval([2, 3], [1, 2]),
-   lambda v: (v.mean, v.low, v.high) == (1.0, 1.0, 1.0))
-ok(E, "numpy float32 arrays", lambda: paired.paired_interval(np.float32([1, 2, 4]), np.float32([1, 1, 1])).mean,
-   lambda v: abs(v - 4 / 3) < 1e-6)
+err(
+    E,
+    "confidence NaN",
+    lambda: paired.paired_interval([1, 2], [2, 1], confidence=NAN),
+    ValueError,
+    "confidence",
+)
+err(
+    E,
+    "confidence '95%'",
+    lambda: paired.paired_interval([1, 2], [2, 1], confidence="95%"),
+    TypeError,
+    "confidence",
+)
+ok(
+    E,
+    "equal differences",
+    lambda: paired.paired_interval([2, 3], [1, 2]),
+    lambda v: (v.mean, v.low, v.high) == (1.0, 1.0, 1.0),
+)
+ok(
+    E,
+    "numpy float32 arrays",
+    lambda: paired.paired_interval(np.float32([1, 2, 4]), np.float32([1, 1, 1])).mean,
+    lambda v: abs(v - 4 / 3) < 1e-6,
+)
 E = "FineTuning"
-for field, value, exc in (("epochs", 0, ValueError), ("batch_size", 2.5, TypeError), ("lr", NAN, ValueError),
-                          ("lr", 0, ValueError), ("warmup", 1, ValueError), ("warmup", INF, ValueError),
-                          ("weight_decay", -0.1, ValueError), ("max_grad_norm", INF, ValueError),
-                          ("test_share", 0, ValueError), ("test_share", "0.3", TypeError)):
+for field, value, exc in (
+    ("epochs", 0, ValueError),
+    ("batch_size", 2.5, TypeError),
+    ("lr", NAN, ValueError),
+    ("lr", 0, ValueError),
+    ("warmup", 1, ValueError),
+    ("warmup", INF, ValueError),
+    ("weight_decay", -0.1, ValueError),
+    ("max_grad_norm", INF, ValueError),
+    ("test_share", 0, ValueError),
+    ("test_share", "0.3", TypeError),
+):
     err(E, f"{field} {value!r}", lambda f=field, v=value: finetuning.FineTuning(**{f: v}), exc, field)
-ok(E, "numpy values", lambda: finetuning.FineTuning(epochs=np.int64(2), lr=np.float32(1e-3)).epochs,
-   lambda v: v == 2)
+ok(
+    E,
+    "numpy values",
+    lambda: finetuning.FineTuning(epochs=np.int64(2), lr=np.float32(1e-3)).epochs,
+    lambda v: v == 2,
+)
 E = "section_label"
 err(E, "section an int", lambda: finetuning.section_label(3), TypeError, "section")
-ok(E, "unknown section", lambda: finetuning.section_label("faq"), lambda v: v == finetuning.SECTIONS.index("other"))
+ok(
+    E,
+    "unknown section",
+    lambda: finetuning.section_label("faq"),
+    lambda v: v == finetuning.SECTIONS.index("other"),
+)
 E = "finetuning.tasks"
 err(E, "paragraph_ids an int", lambda: finetuning.tasks(5, TOK, 16), TypeError, "paragraph_ids")
 err(E, "paragraph_ids repeated", lambda: finetuning.tasks([0] * 10, TOK, 16), ValueError, "paragraph_ids")
@@ -513,15 +897,34 @@ err(E, "budget a dict", lambda: finetuning.tasks(range(10), TOK, 16, {"epochs": 
 err(E, "seed -1", lambda: finetuning.tasks(range(10), TOK, 16, seed=-1), ValueError, "seed")
 E = "finetuning.accuracy"
 err(E, "model None", lambda: finetuning.accuracy(None, (IDS, IDS, np.zeros(1, int))), TypeError, "model")
-err(E, "batch_size 0", lambda: finetuning.accuracy(CLASSIFIER, (IDS, IDS * 0, np.zeros(1, int)), batch_size=0),
-    ValueError, "batch_size")
-err(E, "batch_size -1", lambda: finetuning.accuracy(CLASSIFIER, (IDS, IDS * 0, np.zeros(1, int)), batch_size=-1),
-    ValueError, "batch_size")
-err(E, "examples empty", lambda: finetuning.accuracy(CLASSIFIER, (IDS[:0], IDS[:0], np.zeros(0, int))),
-    ValueError, "examples")
+err(
+    E,
+    "batch_size 0",
+    lambda: finetuning.accuracy(CLASSIFIER, (IDS, IDS * 0, np.zeros(1, int)), batch_size=0),
+    ValueError,
+    "batch_size",
+)
+err(
+    E,
+    "batch_size -1",
+    lambda: finetuning.accuracy(CLASSIFIER, (IDS, IDS * 0, np.zeros(1, int)), batch_size=-1),
+    ValueError,
+    "batch_size",
+)
+err(
+    E,
+    "examples empty",
+    lambda: finetuning.accuracy(CLASSIFIER, (IDS[:0], IDS[:0], np.zeros(0, int))),
+    ValueError,
+    "examples",
+)
 err(E, "examples of two arrays", lambda: finetuning.accuracy(CLASSIFIER, (IDS, IDS)), TypeError, "examples")
-ok(E, "batch_size np.int64(1)", lambda: finetuning.accuracy(CLASSIFIER, (IDS, IDS * 0, np.zeros(1, int)),
-                                                            batch_size=np.int64(1)), lambda v: v in (0.0, 1.0))
+ok(
+    E,
+    "batch_size np.int64(1)",
+    lambda: finetuning.accuracy(CLASSIFIER, (IDS, IDS * 0, np.zeros(1, int)), batch_size=np.int64(1)),
+    lambda v: v in (0.0, 1.0),
+)
 E = "finetune"
 err(E, "encoder a config", lambda: finetuning.finetune(SMALL, None), TypeError, "encoder")
 err(E, "task None", lambda: finetuning.finetune(Encoder(SMALL), None), TypeError, "task")
@@ -529,32 +932,60 @@ E = "sentence_tasks"
 err("split_sentences", "paragraph None", lambda: sentence_tasks.split_sentences(None), TypeError, "paragraph")
 ok("split_sentences", "paragraph empty", lambda: sentence_tasks.split_sentences(""), lambda v: v == [])
 err("documents", "paragraphs a str", lambda: sentence_tasks.documents("A b. C d."), TypeError, "paragraphs")
-err("documents", "min_sentences 0", lambda: sentence_tasks.documents(["A. B."], min_sentences=0), ValueError,
-    "min_sentences")
-ok("documents", "min_sentences np.int64", lambda: sentence_tasks.documents(["A b. C d.", "E."],
-                                                                            min_sentences=np.int64(2)),
-   lambda v: v == [["A b.", "C d."]])
+err(
+    "documents",
+    "min_sentences 0",
+    lambda: sentence_tasks.documents(["A. B."], min_sentences=0),
+    ValueError,
+    "min_sentences",
+)
+ok(
+    "documents",
+    "min_sentences np.int64",
+    lambda: sentence_tasks.documents(["A b. C d.", "E."], min_sentences=np.int64(2)),
+    lambda v: v == [["A b.", "C d."]],
+)
 err("word_overlap", "first None", lambda: sentence_tasks.word_overlap(None, "a"), TypeError, "first")
 err("word_overlap", "second a list", lambda: sentence_tasks.word_overlap("a", ["a"]), TypeError, "second")
 ok("word_overlap", "two empty strings", lambda: sentence_tasks.word_overlap("", ""), lambda v: v == 0.0)
-err("topic_only_accuracy", "pairs holding tuples", lambda: sentence_tasks.topic_only_accuracy([("a", "b", 0)]),
-    TypeError, "pairs")
+err(
+    "topic_only_accuracy",
+    "pairs holding tuples",
+    lambda: sentence_tasks.topic_only_accuracy([("a", "b", 0)]),
+    TypeError,
+    "pairs",
+)
 err("topic_only_accuracy", "pairs empty", lambda: sentence_tasks.topic_only_accuracy([]), ValueError, "pairs")
 ok("topic_only_accuracy", "one pair", lambda: sentence_tasks.topic_only_accuracy([PAIR]), lambda v: v == 1.0)
 
-# studies: attention timing ------------------------------------------------------------------------------------
+# studies: attention timing ----------------------------------------------------------------------------------
 E = "loop_vs_batched"
 err(E, "seed -1", lambda: at.loop_vs_batched("sum", [4], [2], hidden_size=8, seed=-1), ValueError, "seed")
 err(E, "repeat 0", lambda: at.loop_vs_batched("sum", [4], [2], hidden_size=8, repeat=0), ValueError, "repeat")
-err(E, "repeat 10**9", lambda: at.loop_vs_batched("sum", [4], [2], hidden_size=8, repeat=10**9), ValueError,
-    "repeat")
+err(
+    E,
+    "repeat 10**9",
+    lambda: at.loop_vs_batched("sum", [4], [2], hidden_size=8, repeat=10**9),
+    ValueError,
+    "repeat",
+)
 err(E, "form 'both'", lambda: at.loop_vs_batched("both", [4], [2]), ValueError, "form")
 err(E, "T_values an int", lambda: at.loop_vs_batched("sum", 4, [2]), TypeError, "T_values")
-err(E, "h 3 for hidden_size 8", lambda: at.loop_vs_batched("sum", [4], [3], hidden_size=8), ValueError,
-    "hidden_size")
+err(
+    E,
+    "h 3 for hidden_size 8",
+    lambda: at.loop_vs_batched("sum", [4], [3], hidden_size=8),
+    ValueError,
+    "hidden_size",
+)
 err(E, "T 10**5", lambda: at.loop_vs_batched("sum", [10**5], [2], hidden_size=8), ValueError, "attention")
-err(E, "clock a str", lambda: at.loop_vs_batched("sum", [4], [2], hidden_size=8, clock="cpu"), TypeError,
-    "clock")
+err(
+    E,
+    "clock a str",
+    lambda: at.loop_vs_batched("sum", [4], [2], hidden_size=8, clock="cpu"),
+    TypeError,
+    "clock",
+)
 E = "time_split"
 err(E, "seed -1", lambda: at.time_split(4, 2, hidden_size=8, seed=-1), ValueError, "seed")
 err(E, "repeat 10**9", lambda: at.time_split(4, 2, hidden_size=8, repeat=10**9), ValueError, "repeat")
@@ -564,25 +995,50 @@ err(E, "clock None", lambda: at.time_split(4, 2, hidden_size=8, clock=None), Typ
 E = "page_faults_per_call"
 err(E, "fn not callable", lambda: at.page_faults_per_call(3), TypeError, "fn")
 err(E, "calls 0", lambda: at.page_faults_per_call(lambda: None, calls=0), ValueError, "calls")
-ok(E, "calls np.int64", lambda: at.page_faults_per_call(lambda: None, calls=np.int64(2)),
-   lambda v: v is None or v >= 0)
+ok(
+    E,
+    "calls np.int64",
+    lambda: at.page_faults_per_call(lambda: None, calls=np.int64(2)),
+    lambda v: v is None or v >= 0,
+)
 
-# studies: dynamic masking ---------------------------------------------------------------------------------------
+# studies: dynamic masking -----------------------------------------------------------------------------------
 E = "dynamic_masking.Setup"
-for field, value, exc in (("n_train", 0, ValueError), ("T", 2, ValueError), ("T", 10**9, ValueError),
-                          ("mask_prob", 1.5, ValueError), ("mask_prob", NAN, ValueError), ("lr", INF, ValueError),
-                          ("seeds", (), ValueError), ("seeds", (0, -1), ValueError), ("seeds", 3, TypeError),
-                          ("dtype", "float16", ValueError), ("hidden_size", 0, ValueError),
-                          ("num_attention_heads", 3, ValueError), ("copies", 0, ValueError),
-                          ("epochs", 1.0, TypeError)):
+for field, value, exc in (
+    ("n_train", 0, ValueError),
+    ("T", 2, ValueError),
+    ("T", 10**9, ValueError),
+    ("mask_prob", 1.5, ValueError),
+    ("mask_prob", NAN, ValueError),
+    ("lr", INF, ValueError),
+    ("seeds", (), ValueError),
+    ("seeds", (0, -1), ValueError),
+    ("seeds", 3, TypeError),
+    ("dtype", "float16", ValueError),
+    ("hidden_size", 0, ValueError),
+    ("num_attention_heads", 3, ValueError),
+    ("copies", 0, ValueError),
+    ("epochs", 1.0, TypeError),
+):
     err(E, f"{field} {value!r}", lambda f=field, v=value: dm.Setup(**{f: v}), exc, field)
-ok(E, "numpy integers", lambda: dm.Setup(n_train=np.int64(8), seeds=(np.int64(1),)).steps_per_run,
-   lambda v: v == 20)
+ok(
+    E,
+    "numpy integers",
+    lambda: dm.Setup(n_train=np.int64(8), seeds=(np.int64(1),)).steps_per_run,
+    lambda v: v == 20,
+)
 err("dynamic_masking.run", "setup a dict", lambda: dm.run({"n_train": 8}), TypeError, "setup")
 err("dynamic_masking.summary", "result a list", lambda: dm.summary([1]), TypeError, "result")
-err("dynamic_masking.summary", "epoch 10", lambda: dm.summary({"train": {"static": [[1.0, 2.0]]},
-                                                                "held_out": {"static": [[1.0, 2.0]]}}, epoch=10),
-    ValueError, "epoch")
-ok("dynamic_masking.summary", "one seed", lambda: dm.summary({"train": {"static": [[1.0, 2.0]]},
-                                                              "held_out": {"static": [[3.0, 4.0]]}}),
-   lambda v: v == {"static": {"train": (2.0, 0.0), "held_out": (4.0, 0.0)}})
+err(
+    "dynamic_masking.summary",
+    "epoch 10",
+    lambda: dm.summary({"train": {"static": [[1.0, 2.0]]}, "held_out": {"static": [[1.0, 2.0]]}}, epoch=10),
+    ValueError,
+    "epoch",
+)
+ok(
+    "dynamic_masking.summary",
+    "one seed",
+    lambda: dm.summary({"train": {"static": [[1.0, 2.0]]}, "held_out": {"static": [[3.0, 4.0]]}}),
+    lambda v: v == {"static": {"train": (2.0, 0.0), "held_out": (4.0, 0.0)}},
+)

@@ -66,15 +66,16 @@ def test_the_80_10_10_rule_holds_for_any_probability_and_batch(ids, p, data, see
     m = M.bert_mask(ids, TOK, mask_prob=p, max_ngram=max_ngram, rng=seed)
     assert np.array_equal(m.labels, ids)
     assert np.isin(m.decision, [NOT_SELECTED, MASKED, RANDOM, KEPT]).all()
-    assert not m.selected[ids < N_SPECIAL].any()                         # specials never selected
+    assert not m.selected[ids < N_SPECIAL].any()  # specials never selected
     assert (m.input_ids[m.decision == MASKED] == TOK.mask_id).all()
     random_words = m.input_ids[m.decision == RANDOM]
     assert ((random_words >= N_SPECIAL) & (random_words < TOK.vocab_size)).all()
     unchanged = (m.decision == NOT_SELECTED) | (m.decision == KEPT)
     assert np.array_equal(m.input_ids[unchanged], ids[unchanged])
     assert np.array_equal(m.attention_mask, (ids != TOK.pad_id).astype(np.int64))
-    twin = M.bert_mask(ids.astype(np.int32), TOK, mask_prob=np.float64(p), max_ngram=np.int8(max_ngram),
-                       rng=np.uint64(seed))
+    twin = M.bert_mask(
+        ids.astype(np.int32), TOK, mask_prob=np.float64(p), max_ngram=np.int8(max_ngram), rng=np.uint64(seed)
+    )
     assert np.array_equal(twin.decision, m.decision) and np.array_equal(twin.input_ids, m.input_ids)
 
 
@@ -90,15 +91,22 @@ def test_a_stored_masking_is_the_one_drawn_for_its_seed(ids, copies, epoch, seed
 
 
 @MODEST
-@given(st.integers(1, 10**9), probabilities, st.integers(1, 10**6),
-       st.sampled_from(M.SCHEDULES), st.integers(1, 100))
+@given(
+    st.integers(1, 10**9),
+    probabilities,
+    st.integers(1, 10**6),
+    st.sampled_from(M.SCHEDULES),
+    st.integers(1, 100),
+)
 def test_expected_distinct_masks_lies_between_one_and_the_draws(N, p, epochs, schedule, copies):
     n = M.draws_per_sequence(epochs, schedule, copies)
     expected = M.expected_distinct_masks(N, p, epochs, schedule, copies)
     assert 1 - 1e-9 <= expected <= min(n, 2 ** min(N, 64)) * (1 + 1e-9)  # at most 2^N sets exist
-    assert M.expected_distinct_masks(np.int64(N), np.float32(p), np.int64(epochs), schedule,
-                                     np.int16(copies)) == pytest.approx(
-        M.expected_distinct_masks(N, float(np.float32(p)), epochs, schedule, copies), rel=1e-12)
+    assert M.expected_distinct_masks(
+        np.int64(N), np.float32(p), np.int64(epochs), schedule, np.int16(copies)
+    ) == pytest.approx(
+        M.expected_distinct_masks(N, float(np.float32(p)), epochs, schedule, copies), rel=1e-12
+    )
 
 
 # token ids -----------------------------------------------------------------------------------------------
@@ -139,16 +147,30 @@ def test_wordpiece_decodes_what_it_encodes(corpus, vocab_size):
 bad_numbers = [math.nan, math.inf, -math.inf, -1, 0, True, None, "1", 1j]  # bad for every field here
 REAL_FIELDS = {"mask_prob", "lr", "max_grad_norm", "test_share"}
 # a size of 10**400 is bad where it sets an allocation or a probability, not where it counts epochs
-SETUP_FIELDS = {"epochs": False, "copies": False, "batch_size": False, "n_train": True, "n_held_out": True,
-                "T": True, "hidden_size": True, "num_hidden_layers": True, "intermediate_size": True,
-                "mask_prob": True, "lr": True}
+SETUP_FIELDS = {
+    "epochs": False,
+    "copies": False,
+    "batch_size": False,
+    "n_train": True,
+    "n_held_out": True,
+    "T": True,
+    "hidden_size": True,
+    "num_hidden_layers": True,
+    "intermediate_size": True,
+    "mask_prob": True,
+    "lr": True,
+}
 BUDGET_FIELDS = {"epochs": False, "batch_size": False, "lr": True, "max_grad_norm": True, "test_share": True}
 
 
 @MODEST
-@given(st.sampled_from([(dynamic_masking.Setup, f, huge) for f, huge in SETUP_FIELDS.items()]
-                       + [(finetuning.FineTuning, f, huge) for f, huge in BUDGET_FIELDS.items()]),
-       st.data())
+@given(
+    st.sampled_from(
+        [(dynamic_masking.Setup, f, huge) for f, huge in SETUP_FIELDS.items()]
+        + [(finetuning.FineTuning, f, huge) for f, huge in BUDGET_FIELDS.items()]
+    ),
+    st.data(),
+)
 def test_any_invalid_field_is_refused_by_name(where, data):
     cls, field, huge_is_bad = where
     bad = bad_numbers + ([] if field in REAL_FIELDS else [2.5]) + ([10**400] if huge_is_bad else [])
@@ -158,8 +180,10 @@ def test_any_invalid_field_is_refused_by_name(where, data):
 
 
 @MODEST
-@given(st.sampled_from(["words", "pieces"]),
-       st.sampled_from(["cat", b"cat", 7, None, {"cat"}, {"cat": 1}, ["cat", 3], [None], [b"x"]]))
+@given(
+    st.sampled_from(["words", "pieces"]),
+    st.sampled_from(["cat", b"cat", 7, None, {"cat"}, {"cat": 1}, ["cat", 3], [None], [b"x"]]),
+)
 def test_a_tokenizer_refuses_what_is_not_a_list_of_strings(name, value):
     cls = WordTokenizer if name == "words" else WordPieceTokenizer
     with pytest.raises(TypeError, match=name):
