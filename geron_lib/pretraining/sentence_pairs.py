@@ -51,9 +51,11 @@ def _check_documents(documents, minimum: int) -> list[list[str]]:
         for j, sentence in enumerate(doc):
             check_type(f"documents[{i}][{j}]", sentence, str)
         docs.append(doc)
-    if sum(len(d) >= 2 for d in docs) < 1 or len(docs) < minimum:
-        raise ValueError(f"documents must hold at least {minimum} document(s), one of them with two or more "
-                         f"sentences: a pair needs two consecutive sentences; got {len(docs)} document(s)")
+    non_empty = sum(len(d) >= 1 for d in docs)
+    if sum(len(d) >= 2 for d in docs) < 1 or non_empty < minimum:
+        raise ValueError(f"documents must hold at least {minimum} non-empty document(s), one of them with "
+                         f"two or more sentences: a pair needs two consecutive sentences; got {non_empty} "
+                         "non-empty document(s)")
     return docs
 
 

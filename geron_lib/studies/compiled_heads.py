@@ -179,6 +179,8 @@ class Comparison(NamedTuple):
 
 def compare(before: str, after: str) -> Comparison:
     """The products of the lowered program ``before`` against the optimised ``after``."""
+    check_type("before", before, str)
+    check_type("after", after, str)
     first, last = products(before), products(after)
     sizes_before, sizes_after = Counter(p.size for p in first), Counter(p.size for p in last)
     return Comparison(len(first), len(last), sum(p.flops for p in first), sum(p.flops for p in last),

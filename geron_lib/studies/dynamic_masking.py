@@ -87,6 +87,7 @@ class Setup:
 
 def data(setup: Setup) -> tuple[WordTokenizer, np.ndarray, np.ndarray]:
     """The tokenizer (built on every training-split sentence) and the (n, T) training and held-out ids."""
+    check_type("setup", setup, Setup)
     train_text, held_text = corpus.split(corpus.load(), setup.n_held_out, seed=0)
     tokenizer = WordTokenizer.from_texts(train_text)
     return (tokenizer, tokenizer.encode_batch(train_text[: setup.n_train], setup.T),
@@ -94,6 +95,7 @@ def data(setup: Setup) -> tuple[WordTokenizer, np.ndarray, np.ndarray]:
 
 
 def model_config(setup: Setup, vocab_size: int) -> EncoderConfig:
+    check_type("setup", setup, Setup)
     return EncoderConfig(vocab_size=vocab_size, hidden_size=setup.hidden_size,
                          num_hidden_layers=setup.num_hidden_layers,
                          num_attention_heads=setup.num_attention_heads,
@@ -138,8 +140,16 @@ def run(setup: Setup = Setup(), *, progress: Callable[[int], Callable[[str], Non
     return result
 
 
+def _check_result(result) -> None:
+    if not isinstance(result, dict) or not {"train", "held_out"} <= result.keys():
+        raise TypeError("result must be a dict with 'train' and 'held_out' losses, as run() and "
+                        "load_stored() return")
+
+
 def rounded(result: dict, digits: int = 5) -> dict:
     """The result with its losses rounded, for storing as JSON."""
+    _check_result(result)
+    digits = check_int("digits", digits, minimum=0)
     return {"setup": result["setup"]} | {
         part: {name: [[round(x, digits) for x in run] for run in runs] for name, runs in result[part].items()}
         for part in ("train", "held_out")}
@@ -148,15 +158,15 @@ def rounded(result: dict, digits: int = 5) -> dict:
 def load_stored(path=STORED) -> dict:
     """The longer runs that ``scripts/masking_experiment.py`` wrote: by default the ones shipped with the
     library (:data:`STORED`, ``geron_lib/studies/data/masking_experiment.json``)."""
+    if not isinstance(path, str | Path):
+        raise TypeError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
     return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def summary(result: dict, epoch: int = -1) -> dict[str, dict[str, tuple[float, float]]]:
     """Per schedule, the (mean, standard deviation over seeds) of the training and held-out losses at
     ``epoch`` (default: the last)."""
-    if not isinstance(result, dict) or not {"train", "held_out"} <= result.keys():
-        raise TypeError("result must be a dict with 'train' and 'held_out' losses, as run() and "
-                        "load_stored() return")
+    _check_result(result)
     epoch = check_int("epoch", epoch)
     n_epochs = min(len(run) for part in ("train", "held_out") for runs in result[part].values()
                    for run in runs)

@@ -55,8 +55,8 @@ def break_even_width(vocab_size: int, hidden_size: int, *,
 
 
 def _check_table(table) -> np.ndarray:
-    if not isinstance(table, np.ndarray) or table.ndim != 2 or table.dtype.kind != "f":
-        raise TypeError("table must be a 2-D float numpy array (V, H)")
+    if not isinstance(table, np.ndarray) or table.ndim != 2 or table.dtype not in (np.float32, np.float64):
+        raise TypeError("table must be a 2-D float32 or float64 numpy array (V, H)")
     if table.size == 0 or not np.isfinite(table).all():
         raise ValueError(f"table must be non-empty and finite, got shape {table.shape}")
     return table

@@ -26,7 +26,7 @@ from ..pretraining import corpus
 from ..pretraining.sentence_pairs import encode_pairs, sop_pairs
 from ..pretraining.tokenizer import Tokenizer
 from ..pretraining.train import AdamW, clip_grad_norm, learning_rate
-from ..validate import check_int, check_number, check_positive_number, check_type
+from ..validate import check_int, check_number, check_positive_number, check_type, check_unit_interval
 from .sentence_tasks import split_sentences
 
 #: The documentation's sections the "section" task tells apart (its largest), the others pooled as "other".
@@ -49,17 +49,19 @@ class FineTuning:
     test_share: float = 0.3
 
     def __post_init__(self):
-        check_int("epochs", self.epochs, minimum=1)
-        check_int("batch_size", self.batch_size, minimum=1)
-        check_positive_number("lr", self.lr)
-        if not 0 <= check_number("warmup", self.warmup) < 1:
-            raise ValueError(f"warmup must lie in [0, 1), got {self.warmup}")
+        checked = {name: check_int(name, getattr(self, name), minimum=1) for name in ("epochs", "batch_size")}
+        checked |= {name: check_positive_number(name, getattr(self, name))
+                    for name in ("lr", "max_grad_norm")}
+        checked["warmup"] = check_unit_interval("warmup", self.warmup)
         if not 0 < check_number("test_share", self.test_share) < 1:
             raise ValueError(f"test_share must lie in (0, 1): both parts need examples, got "
                              f"{self.test_share}")
+        checked["test_share"] = float(self.test_share)
         if check_number("weight_decay", self.weight_decay) < 0:
             raise ValueError(f"weight_decay must be at least 0, got {self.weight_decay}")
-        check_positive_number("max_grad_norm", self.max_grad_norm)
+        checked["weight_decay"] = float(self.weight_decay)
+        for name, value in checked.items():  # numpy numbers stored as Python ones
+            object.__setattr__(self, name, value)
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,9 @@ def to_millions(count: int, rounding: str = "nearest") -> int:
 
 def accountings(vocab_sizes=(30000, 30522)) -> list[Accounting]:
     """Every combination of the optional parts, at each of ``vocab_sizes`` (simplest first)."""
+    if isinstance(vocab_sizes, str | bytes) or not hasattr(vocab_sizes, "__iter__"):
+        raise TypeError(f"vocab_sizes must be a sequence of vocabulary sizes, got "
+                        f"{type(vocab_sizes).__name__}")
     vocab_sizes = [check_int("vocab_sizes[i]", V, minimum=1) for V in vocab_sizes]
     return [Accounting(pooler, heads, V, projection) for pooler, heads, V, projection
             in itertools.product((False, True), (False, True), vocab_sizes, PROJECTIONS)]

@@ -28,8 +28,17 @@ from geron_lib.reference import encoders as ref
 from geron_lib.reference import masks as ref_masks
 from geron_lib.reference import rng as ref_rng
 from geron_lib.studies import attention_timing as at
+from geron_lib.studies import (
+    compiled_heads,
+    depth,
+    factorised,
+    finetuning,
+    paired,
+    paper,
+    roberta_paper,
+    sentence_tasks,
+)
 from geron_lib.studies import conversions as conv
-from geron_lib.studies import depth, factorised, finetuning, paired, sentence_tasks
 from geron_lib.studies import dynamic_masking as dm
 
 TOK = WordTokenizer(["the", "cat", "sat", "on", "mat"])
@@ -429,6 +438,7 @@ for E, fn in (("nsp_pairs", nsp_pairs), ("sop_pairs", sop_pairs)):
     err(E, "no document of two sentences", lambda fn=fn: fn([["A."], ["B."]]), ValueError, "documents")
     ok(E, "rng np.int64", lambda fn=fn: fn(DOCS, rng=np.int64(3)) == fn(DOCS, rng=3), lambda v: v is True)
 ok("sop_pairs", "one document", lambda: len(sop_pairs([["A.", "B.", "C."]])), lambda v: v == 2)
+err("nsp_pairs", "the other document empty", lambda: nsp_pairs([["A.", "B."], []]), ValueError, "documents")
 err("nsp_pairs", "one document", lambda: nsp_pairs([["A.", "B.", "C."]]), ValueError, "documents")
 E = "label_counts"
 err(E, "pairs a str", lambda: label_counts("ab"), TypeError, "pairs")
@@ -1042,3 +1052,65 @@ ok(
     lambda: dm.summary({"train": {"static": [[1.0, 2.0]]}, "held_out": {"static": [[3.0, 4.0]]}}),
     lambda v: v == {"static": {"train": (2.0, 0.0), "held_out": (4.0, 0.0)}},
 )
+
+# found in a second pass -------------------------------------------------------------------------------------
+err(
+    "best_rank_factors",
+    "table float16",
+    lambda: factorised.best_rank_factors(np.ones((3, 3), np.float16), 1),
+    TypeError,
+    "table",
+)
+err(
+    "rank_errors",
+    "table float16",
+    lambda: factorised.rank_errors(np.ones((3, 3), np.float16)),
+    TypeError,
+    "table",
+)
+ok(
+    "FineTuning",
+    "numpy values stored as Python ones",
+    lambda: finetuning.FineTuning(epochs=np.int64(2), lr=np.float32(0.5)),
+    lambda b: type(b.epochs) is int and type(b.lr) is float,
+)
+err("dynamic_masking.load_stored", "path an int", lambda: dm.load_stored(5), TypeError, "path")
+err(
+    "dynamic_masking.rounded",
+    "digits 2.5",
+    lambda: dm.rounded({"setup": {}, "train": {}, "held_out": {}}, 2.5),
+    TypeError,
+    "digits",
+)
+err("dynamic_masking.rounded", "result a list", lambda: dm.rounded([1]), TypeError, "result")
+ok(
+    "dynamic_masking.rounded",
+    "digits np.int64(1)",
+    lambda: dm.rounded({"setup": {}, "train": {"s": [[1.26]]}, "held_out": {"s": [[2.0]]}}, np.int64(1))[
+        "train"
+    ]["s"],
+    lambda v: v == [[1.3]],
+)
+err("dynamic_masking.data", "setup an int", lambda: dm.data(5), TypeError, "setup")
+err("dynamic_masking.model_config", "setup an int", lambda: dm.model_config(5, 10), TypeError, "setup")
+err("paper.accountings", "vocab_sizes an int", lambda: paper.accountings(5), TypeError, "vocab_sizes")
+err("paper.accountings", "vocab_sizes holding 0", lambda: paper.accountings([0]), ValueError, "vocab_sizes")
+ok("paper.to_millions", "count np.int64", lambda: paper.to_millions(np.int64(12_500_000)), lambda v: v == 13)
+err("paper.to_millions", "count -1", lambda: paper.to_millions(-1), ValueError, "count")
+err("paper.to_millions", "rounding 'ceil'", lambda: paper.to_millions(5, "ceil"), ValueError, "rounding")
+err("compiled_heads.compare", "before an int", lambda: compiled_heads.compare(1, "x"), TypeError, "before")
+err(
+    "compiled_heads.compare",
+    "after None",
+    lambda: compiled_heads.compare("HloModule m", None),
+    TypeError,
+    "after",
+)
+err(
+    "compiled_heads.products",
+    "text not a program",
+    lambda: compiled_heads.products("garbage"),
+    ValueError,
+    "text",
+)
+err("roberta_paper.row", "model unknown", lambda: roberta_paper.row("RoBERTa"), ValueError, "model")

@@ -63,7 +63,8 @@ def test_the_head_is_the_same_size_for_both_tasks():
 
 @pytest.mark.parametrize("documents, error, match", [
     ("one sentence. another.", TypeError, "documents must be a list"),
-    ([["a", "b"]], ValueError, "at least 2 document"),  # NSP needs another document to draw from
+    ([["a", "b"]], ValueError, "at least 2 non-empty document"),  # NSP needs another document to draw from
+    ([["a", "b"], []], ValueError, "at least 2 non-empty document"),  # an empty one has nothing to draw
     ([["a"], ["b"]], ValueError, "two or more sentences"),
     ([["a", 3]], TypeError, r"documents\[0\]\[1\] must be a str"),
     ([("a", "b"), ["c"]], TypeError, r"documents\[0\] must be a list"),
