@@ -22,6 +22,7 @@ import argparse
 import importlib
 import os
 import pickle
+import re
 import signal
 import statistics
 import sys
@@ -42,6 +43,30 @@ DEFECTS = KINDS[2:]
 #: Defaults: seconds a case may run, and the peak a case may allocate.
 TIME_LIMIT = 10.0
 MEMORY_LIMIT_MIB = 64
+
+
+#: The rule a refusal's message states, by the first pattern it matches (for the README's table).
+RULES = (
+    ("keyword-only: an argument whose order differs from transformers'", r"positional argument"),
+    ("a size whose memory, estimated first, passes the limit", r"GiB|MEMORY_LIMIT"),
+    ("NaN or infinity", r"finite|NaN|infinit"),
+    ("a name or dtype not among the choices", r"must be one of|float32 or float64"),
+    ("a wrong type (a bool or float for a count, a string, None, a list for an array)",
+     r"must be (an integer|a real number|True or False|an? [A-Z]\w*|a numpy|a float|a dict|a str|a list|"
+     r"a function|a mapping|a pair|a non-empty dict)|must hold (real|integers|floats)|integer array|booleans|"
+     r"got (str|NoneType|list|int|tuple|dict)\b|must be str\b"),
+    ("token ids or labels outside their table (negative, past vocab_size, not whole; no -100)",
+     r"token ids|vocab_size|negative|whole number|ignore index"),
+    ("a wrong shape (empty, ragged, other dimensions)", r"shape|dimensions|empty|ragged|\(B, T|per row"),
+    ("a number out of its range (zero, negative, past a limit, not dividing)",
+     r"at least|at most|must lie|divisible|must exceed|positive|in \[|beyond|positions, above|0 or 1|below"),
+)
+OTHER_RULE = "arguments that contradict each other or the config, or a malformed value"
+
+
+def rule_of(message: str) -> str:
+    """The rule of :data:`RULES` that a refusal's message states, else :data:`OTHER_RULE`."""
+    return next((rule for rule, pattern in RULES if re.search(pattern, message)), OTHER_RULE)
 
 
 @dataclass(frozen=True)
@@ -179,6 +204,17 @@ def report(results) -> str:
         median = f"{statistics.median(times):.3f} ms" if times else "-"
         lines.append(f"{entry:<{width}}  " + "  ".join(f"{by_entry[entry][k]:>{len(k)}}" for k in shown)
                      + f"  {median:>14}")
+    by_rule = defaultdict(list)
+    for _, kind, run in results:
+        if kind == CLEAR:
+            by_rule[rule_of(run.raised[1])].append(1e3 * run.seconds)
+    lines.append("")
+    rule_width = max(len(r) for r in by_rule) if by_rule else 0
+    lines.append(f"{'refused because of':<{rule_width}}  count  median refusal")
+    for rule in [r for r, _ in RULES] + [OTHER_RULE]:
+        if by_rule[rule]:
+            lines.append(f"{rule:<{rule_width}}  {len(by_rule[rule]):>5}  "
+                         f"{statistics.median(by_rule[rule]):>11.3f} ms")
     totals = Counter(kind for _, kind, _ in results)
     all_refusals = [t for times in refusal_ms.values() for t in times]
     lines.append("")

@@ -228,7 +228,11 @@ def multi_head_attention(x: np.ndarray, w: dict, num_attention_heads: int, form:
     """
     check_attention(x, w, num_attention_heads, form, mask)
     forward, _, loop = ATTENTION_FORMS[form]
-    return (loop if check_bool("per_head", per_head) else forward)(x, w, num_attention_heads, mask)
+    with np.errstate(over="ignore", invalid="ignore"):  # reported below, by name
+        out = (loop if check_bool("per_head", per_head) else forward)(x, w, num_attention_heads, mask)
+    if not np.isfinite(out).all():
+        raise ValueError("x and w are finite, but the output overflowed to NaN or infinity: scale them down")
+    return out
 
 
 def random_attention_weights(hidden_size: int, num_attention_heads: int, form: str = "concat", *,

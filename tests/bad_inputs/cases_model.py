@@ -467,6 +467,8 @@ ok(E, "per-head loop equals the batched form", lambda: multi_head_attention(X, W
    lambda y: np.allclose(y, multi_head_attention(X, W_SUM, 2, "sum")))
 ok(E, "a -inf mask on some keys", lambda: multi_head_attention(X, W_CAT, 2, mask=np.where(
     np.arange(5) < 4, 0.0, -INF)[None, None, None, :]), lambda y: np.isfinite(y).all())
+err(E, "finite weights of 1e308: the output overflows", lambda: multi_head_attention(
+    X, W_SUM | {"W_V": np.full((2, 8, 8), 1e308)}, 2, "sum"), ValueError, "overflowed")
 E = "random_attention_weights"
 err(E, "seed -1", lambda: random_attention_weights(8, 2, seed=-1), ValueError, "seed", "at least 0")
 err(E, "hidden_size 0", lambda: random_attention_weights(0, 1), ValueError, "hidden_size", "at least 1")

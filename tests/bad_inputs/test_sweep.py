@@ -59,6 +59,19 @@ def test_report_counts_and_names_the_defects():
     assert "median time to refuse" in text
 
 
+@pytest.mark.parametrize("message, rule", [
+    ("Encoder.__call__() takes 2 positional arguments but 3 were given", sweep.RULES[0][0]),
+    ("a forward pass on 1000000 x 16 ids would need 5.2 GiB, above the limit", sweep.RULES[1][0]),
+    ("lr must be finite, got nan", sweep.RULES[2][0]),
+    ("seed must be an integer, got 1.5 (float)", sweep.RULES[4][0]),
+    ("MaskedBatch's labels must hold the original token ids, each at least 0; found -100", sweep.RULES[5][0]),
+    ("seq_len must be at least 1, got 0", sweep.RULES[7][0]),
+    ("nsp_head reads the pooled output: set pooler=True", sweep.OTHER_RULE),
+])
+def test_rule_of_a_message(message, rule):
+    assert sweep.rule_of(message) == rule
+
+
 def test_every_cases_module_is_found():
     names = {p.stem for p in sweep.CASES_DIR.glob("cases_*.py")}
     expected = sum(len(importlib.import_module(f"bad_inputs.{n}").CASES) for n in names)
