@@ -118,17 +118,21 @@ def built_eval_values(chapter: str, path: Path = EVAL_VALUES) -> dict[str, list[
 class Markdown:
     """Turns a chapter's MyST into Markdown that Jupyter renders: roles become their text, glued values
     their stored value, ``{eval}`` expressions the text the built book shows for them (read from
-    ``values``, what the book build records), citations (author, year), references the title of their
-    target."""
+    ``values``, what the book build records), references the title of their target, and a link to
+    another page of the book (a citation, a chapter) its text."""
 
     ROLE = re.compile(r"\{(?P<role>[\w:-]+)\}`(?P<content>[^`]*)`")
+    # A link to another page of the book (the bibliography, the glossary, a chapter, a label of its own
+    # page): the assignment is a notebook of its own, beside none of them, so only its text is kept
+    BOOK_LINK = re.compile(r"\[(?P<text>[^\]]+)\]\((?:bibliography\.md|glossary\.md|[\w-]+\.ipynb|)"
+                           r"(?:#[^)\s]*)?(?:\s+\"[^\"]*\")?\)")
 
     def __init__(self, notebook, chapter: str, values: Path = EVAL_VALUES):
         self.chapter, self.glue, self.values_path = chapter, glued(notebook), values
-        self._bib = self._targets = self._values = None
+        self._targets = self._values = None
 
     def __call__(self, text: str) -> str:
-        return self.ROLE.sub(self._role, text)
+        return self.BOOK_LINK.sub(lambda m: m["text"], self.ROLE.sub(self._role, text))
 
     def _role(self, m: re.Match) -> str:
         role, content = m["role"], m["content"]
@@ -136,8 +140,6 @@ class Markdown:
             return self._glue(content)
         if role == "eval":
             return self._eval(content)
-        if role.startswith("cite"):
-            return "(" + "; ".join(self._cite(key.strip()) for key in content.split(",")) + ")"
         if role == "math":
             return f"${content}$"
         shown = re.match(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$", content, re.DOTALL)
@@ -173,18 +175,6 @@ class Markdown:
                              "uses): the assignment cannot tell which one an exercise means; give each value "
                              "its own name")
         return shown[0]
-
-    def _cite(self, key: str) -> str:
-        if self._bib is None:
-            from pybtex.database import parse_file
-
-            self._bib = parse_file(str(BOOK / "references.bib")).entries
-        if key not in self._bib:
-            raise ValueError(f"book/{self.chapter}.ipynb cites {key!r}, which book/references.bib lacks")
-        entry = self._bib[key]
-        people = entry.persons.get("author") or entry.persons.get("editor") or []
-        last = "".join(people[0].last_names).translate(str.maketrans("", "", "{}")) if people else key
-        return f"{last}{' et al.' if len(people) > 2 else ''}, {entry.fields.get('year', 'n.d.')}"
 
     def targets(self) -> dict[str, str]:
         """``(label)=`` targets of the book's pages, by label: the heading right below each."""

@@ -108,7 +108,11 @@ def test_myst_roles_become_what_the_book_shows():
                                   metadata={"scrapbook": {"name": "n", "mime_prefix": prefix}})
     md = Markdown(_chapter("# T", outputs=[glue]), "test")
     assert md("{glue:text}`n:,` and {glue}`n`") == "1,234,567 and 1234567"
-    assert md("{cite}`lan2020albert,liu2019roberta`") == "(Lan et al., 2020; Liu et al., 2019)"
+    cited = '([Lan et al., 2020](bibliography.md "ALBERT"); [Liu et al., 2019](bibliography.md "RoBERTa"))'
+    assert md(cited) == "(Lan et al., 2020; Liu et al., 2019)"   # links to the book's pages: their text
+    assert md("[Training the encoder by hand](A4_training_by_hand.ipynb), [the exercise](#ex-x)") == (
+        "Training the encoder by hand, the exercise")
+    assert md("[PyPI](https://pypi.org)") == "[PyPI](https://pypi.org)"   # a link outside the book stays
     assert md("{term}`masks <dynamic masking>`, {term}`pooler`, {math}`x^2`") == "masks, pooler, $x^2$"
     assert md("{ref}`factorised-embeddings`") == "Factorised embeddings"
     with pytest.raises(ValueError, match="glues no 'missing'"):
