@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable, Mapping, Set
 
 import numpy as np
 
@@ -87,6 +88,18 @@ def check_finite_array(name: str, value) -> np.ndarray:
     if value.dtype.kind == "f" and not np.isfinite(value).all():
         raise ValueError(f"{name} must be finite: it holds NaN or infinity")
     return value
+
+
+def check_sequence(name: str, value, what: str = "values") -> list:
+    """``value`` as a list: any ordered iterable (a list, tuple, range, generator or 1-D array), but
+    not a str or bytes (read letter by letter), a set (no order), a dict, another rank of array or one
+    value."""
+    if (isinstance(value, str | bytes | Set | Mapping) or not isinstance(value, Iterable)
+            or isinstance(value, np.ndarray) and value.ndim != 1):
+        shape = f" of shape {value.shape}" if isinstance(value, np.ndarray) else ""
+        raise TypeError(f"{name} must be a list of {what} (or a tuple, generator or 1-D array; not a str, "
+                        f"set or dict), got {type(value).__name__}{shape}")
+    return list(value)
 
 
 def check_choice(name: str, value, choices) -> str:
@@ -194,11 +207,8 @@ def check_head_grid(T_values, h_values, hidden_size, batch) -> tuple[list[int], 
     (T_values, h_values, H, B) as ints, each list non-empty and H divisible by every h."""
     H = check_int("hidden_size", hidden_size, minimum=1)
     B = check_int("batch", batch, minimum=1)
-    for name, values in (("T_values", T_values), ("h_values", h_values)):
-        if isinstance(values, str | bytes) or not hasattr(values, "__iter__"):
-            raise TypeError(f"{name} must be a list of integers, got {type(values).__name__}")
-    T_values = [check_int("every T", T, minimum=1) for T in T_values]
-    h_values = [check_int("every h", h, minimum=1) for h in h_values]
+    T_values = [check_int("every T", T, minimum=1) for T in check_sequence("T_values", T_values, "integers")]
+    h_values = [check_int("every h", h, minimum=1) for h in check_sequence("h_values", h_values, "integers")]
     if not T_values or not h_values:
         raise ValueError("T_values and h_values must each hold at least one value")
     bad = [h for h in h_values if H % h]
