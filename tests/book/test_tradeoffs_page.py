@@ -198,6 +198,9 @@ def test_claims_about_figure_1_and_the_rank():
         a, b = tr.per_seed(GRID, key, BEST), tr.per_seed(GRID, "effective_rank_hidden_centred", BEST)
         return paired_interval([a[s] for s in SETUP.seeds], [b[s] for s in SETUP.seeds])
     moved_gap = gap("effective_rank_moved_centred")
+    table = np.mean(list(tr.per_seed(GRID, "effective_rank_centred", BEST).values()))
+    hidden = np.mean(list(tr.per_seed(GRID, "effective_rank_hidden_centred", BEST).values()))
+    assert table > hidden                                    # chapter 1: "but the table itself ..."
     assert moved_gap.resolved and moved_gap.mean > 0         # "more directions ... resolved"
     text = gap("effective_rank_in_text_centred")
     assert text.resolved and text.mean < 0                   # "fewer ... resolved"
