@@ -161,3 +161,45 @@ def test_head_grid_checks_every_size_and_the_divisibility_rule():
         check_head_grid([], [1], 128, 1)
     with pytest.raises(ValueError, match="every T"):
         check_head_grid([0], [1], 128, 1)
+
+
+def test_the_shared_checks_convert_numpy_numbers_and_name_the_rule():
+    from fractions import Fraction
+
+    from geron_lib.validate import (
+        check_bool,
+        check_finite_array,
+        check_int,
+        check_number,
+        check_unit_interval,
+    )
+
+    assert type(check_int("n", np.int64(2**62))) is int and check_int("n", np.uint8(7), maximum=7) == 7
+    with pytest.raises(ValueError, match="n must be at most 7, got 8"):
+        check_int("n", 8, maximum=7)
+    assert check_bool("flag", np.bool_(True)) is True
+    with pytest.raises(TypeError, match="flag must be True or False"):
+        check_bool("flag", 1)
+    assert check_number("lr", Fraction(1, 4)) == 0.25
+    with pytest.raises(ValueError, match="lr must be finite, got a number beyond the largest float"):
+        check_number("lr", 10**400)  # float() raised OverflowError
+    assert check_unit_interval("wd", 0) == 0.0 and check_unit_interval("p", 1, closed_right=True) == 1.0
+    for bad in (1.0, -0.01, float("nan")):
+        with pytest.raises(ValueError, match="wd must"):
+            check_unit_interval("wd", bad)
+    w = np.ones(3)
+    assert check_finite_array("w", w) is w
+    for bad, error, match in ((np.array([1.0, np.inf]), ValueError, "w must be finite"),
+                              (np.zeros(0), ValueError, "w is empty"),
+                              (np.array(["a"]), TypeError, "w must hold real numbers"),
+                              ([1.0], TypeError, "w must be a numpy array")):
+        with pytest.raises(error, match=match):
+            check_finite_array("w", bad)
+
+
+def test_float_dtype_refuses_none_and_garbage_by_name():
+    from geron_lib.validate import check_float_dtype
+
+    for bad in (None, "garbage", 5):
+        with pytest.raises(TypeError, match="dtype must be float32 or float64"):
+            check_float_dtype("dtype", bad)

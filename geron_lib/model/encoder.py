@@ -271,6 +271,7 @@ class Encoder:
         sums its gradient over its uses. Reads ``cache``: l and "embed"
         (written by :meth:`forward`).
         """
+        self.check_backward_inputs(cache, d_hidden, grads)
         view = _grad_view(self, grads)
         d = d_hidden
         for i in reversed(range(len(self.layers))):
@@ -279,6 +280,29 @@ class Encoder:
                                view(ffn), self.config)
         embed = self.embeddings
         embed_backward(d, cache["embed"], embed, view(embed))
+
+    def check_backward_inputs(self, cache, d_hidden, grads) -> None:
+        """Refuse what :meth:`backward` cannot read: a cache :meth:`forward_cached` did not fill, a
+        ``d_hidden`` not of the cached batch's (B, T, H) in floats, or ``grads`` not one finite-sized float
+        array per parameter, named and shaped as :meth:`parameters` (numpy would fail deep inside, or add
+        a broadcast gradient)."""
+        if not isinstance(cache, dict) or "embed" not in cache or not all(i in cache for i in
+                                                                           range(len(self.layers))):
+            raise ValueError("cache must be the dict that forward_cached returned (it holds 'embed' and "
+                             "every layer's number)")
+        want = cache["embed"]["ids"].shape + (self.config.hidden_size,)
+        if not isinstance(d_hidden, np.ndarray) or d_hidden.dtype.kind != "f" or d_hidden.shape != want:
+            got = f"shape {d_hidden.shape}" if isinstance(d_hidden, np.ndarray) else type(d_hidden).__name__
+            raise ValueError(f"d_hidden must be a float array of the hidden states' shape {want}, got {got}")
+        params = self.parameters()
+        if not isinstance(grads, dict) or not params.keys() <= grads.keys():
+            missing = sorted(params.keys() - grads.keys()) if isinstance(grads, dict) else list(params)
+            raise ValueError(f"grads must hold a zeroed array per parameter, named as parameters(); "
+                             f"missing {missing[:3]}")
+        for name, p in params.items():
+            g = grads[name]
+            if not isinstance(g, np.ndarray) or g.shape != p.shape or g.dtype.kind != "f":
+                raise ValueError(f"grads[{name!r}] must be a float array of shape {p.shape}")
 
     def check_kernel_inputs(self, ids, token_type_ids, mask, cache, keep_all) -> None:
         """Refuse what :meth:`forward` cannot read, cheaply (no copy): ids and token types must be (B, T)

@@ -26,10 +26,11 @@ def learning_rate(step: int, total: int, peak: float, warmup: int) -> float:
     lr(t) = peak (total + 1 - t) / (total + 1 - warmup).
 
     BERT's schedule: a linear warm-up to ``peak`` at step ``warmup``, then a
-    linear decay that would reach zero one step after the last.
+    linear decay that would reach zero one step after the last (step total + 1,
+    which torch's LambdaLR asks for).
     """
     total = check_int("total", total, minimum=1)
-    step = check_int("step", step, minimum=1, maximum=total + 1)  # total + 1: zero
+    step = check_int("step", step, minimum=1, maximum=total + 1)
     warmup = check_int("warmup", warmup, minimum=0, maximum=total)
     peak = check_positive_number("peak", peak)
     if step <= warmup:

@@ -365,6 +365,20 @@ ok(E, "rows sum to one, no weight on padding", lambda: ENC.attentions(IDS, atten
    lambda A: np.allclose(A.sum(-1), 1) and np.all(A[1, :, :, 4] < 1e-12))
 E = "Encoder.forward_cached"
 err(E, "id -1", lambda: ENC.forward_cached([[1, -1]]), ValueError, "input_ids", "negative")
+E = "Encoder.backward"
+HIDDEN, CACHE = ENC.forward_cached(IDS)
+ZEROS = {k: np.zeros_like(v) for k, v in ENC.parameters().items()}
+err(E, "an empty cache", lambda: ENC.backward({}, HIDDEN, ZEROS), ValueError, "cache", "forward_cached")
+err(E, "d_hidden of another batch", lambda: ENC.backward(CACHE, HIDDEN[:1], ZEROS), ValueError, "d_hidden",
+    "shape")
+err(E, "a gradient missing", lambda: ENC.backward(CACHE, HIDDEN, {k: v for k, v in ZEROS.items()
+                                                                 if k != "embeddings.word"}),
+    ValueError, "grads", "embeddings.word")
+err(E, "a scalar gradient (numpy would broadcast)", lambda: ENC.backward(CACHE, HIDDEN, ZEROS | {
+    "embeddings.ln_bias": np.zeros(1)}), ValueError, "grads['embeddings.ln_bias']", "shape")
+ok(E, "into zeroed grads: every gradient finite",
+   lambda: (ENC.backward(CACHE, np.ones_like(HIDDEN), g := {k: v.copy() for k, v in ZEROS.items()}), g)[1],
+   lambda g: all(np.isfinite(v).all() for v in g.values()) and g["embeddings.word"].any())
 E = "Encoder.pool"
 err(E, "without a pooler", lambda: ENC.pool(ENC(IDS)), ValueError, "pooler=False")
 err(E, "hidden 2-D", lambda: POOLED.pool(np.zeros((2, 8))), ValueError, "hidden", "(B, T, 8)")
@@ -575,7 +589,9 @@ ok(E, "norm 1 clipped to 0.5", lambda: clip_grad_norm({"W": np.array([0.6, 0.8])
 E = "learning_rate"
 err(E, "warmup 0 at step 0", lambda: learning_rate(0, 10, 1e-3, 0), ValueError, "step", "at least 1")
 err(E, "warmup past total", lambda: learning_rate(5, 10, 1e-3, 11), ValueError, "warmup", "at most 10")
-err(E, "step past total", lambda: learning_rate(12, 10, 1e-3, 2), ValueError, "step", "at most 11")
+err(E, "step past total + 1", lambda: learning_rate(12, 10, 1e-3, 2), ValueError, "step", "at most 11")
+ok(E, "step total + 1 (torch's LambdaLR asks for it): zero", lambda: learning_rate(11, 10, 1e-3, 2),
+   lambda lr: lr == 0)
 err(E, "peak NaN", lambda: learning_rate(1, 10, NAN, 2), ValueError, "peak", "finite")
 err(E, "total 0", lambda: learning_rate(1, 0, 1e-3, 0), ValueError, "total", "at least 1")
 ok(E, "no warm-up: decaying from step 1, peak T / (T + 1)", lambda: learning_rate(1, 10, 1.0, 0),
