@@ -12,6 +12,19 @@ import numpy as np
 
 from .validate import check_int, check_positive_number
 
+#: Rounds at most: more would run for minutes at the chapters' sizes.
+MAX_REPEAT = 1000
+
+
+def check_timing(repeat, clock, *, name: str = "repeat") -> int:
+    """``repeat`` (the argument ``name``) as an int in [1, :data:`MAX_REPEAT`], after checking that
+    ``clock`` can be called."""
+    repeat = check_int(name, repeat, minimum=1, maximum=MAX_REPEAT)
+    if not callable(clock):
+        raise TypeError(f"clock must be a function returning seconds (such as time.perf_counter), got "
+                        f"{clock!r}")
+    return repeat
+
 
 def sample_seconds(fns: dict[str, Callable[[], object]], *, repeat: int = 7, min_seconds: float = 2e-3,
                    clock: Callable[[], float] = time.process_time,
@@ -23,10 +36,8 @@ def sample_seconds(fns: dict[str, Callable[[], object]], *, repeat: int = 7, min
     The default clock is this process's CPU time: on a shared machine the time other jobs hold the
     core does not count. It equals wall time for single-threaded work only (one BLAS thread); pass
     ``clock=time.perf_counter`` to measure wall time."""
-    repeat = check_int("repeat", repeat, minimum=1)
+    repeat = check_timing(repeat, clock)
     min_seconds = check_positive_number("min_seconds", min_seconds)
-    if not callable(clock):
-        raise TypeError(f"clock must be a function returning seconds, got {clock!r}")
     number = {}
     for name, fn in fns.items():  # warm up, and choose how many calls fill min_seconds
         start = clock()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -183,7 +184,7 @@ class MaskingSchedule:
         self.ids = check_maskable(ids, tokenizer)
         self.tokenizer = tokenizer
         self.mask_prob = check_open_unit("mask_prob", mask_prob)
-        self.copies = check_int("copies", copies, minimum=1)
+        self.copies = check_int("copies", copies, minimum=1, maximum=sys.maxsize)  # the stored copies' len()
         self.max_ngram = check_max_ngram(max_ngram, self.ids.shape[1])
         self.base = int(rng.integers(2**63)) if isinstance(rng, np.random.Generator) else _check_seed(rng)
         n_stored = {"static": 1, "duplicated": self.copies, "dynamic": 0}[schedule]
@@ -251,36 +252,37 @@ def draws_per_sequence(epochs: int, schedule: str, copies: int = 10) -> int:
             "dynamic": epochs}[check_choice("schedule", schedule, SCHEDULES)]
 
 
-#: The sum of :func:`expected_distinct_masks` runs over j within this many (standard deviations + 1) of p N.
-_REACH = 60
-
-
 def expected_distinct_masks(n_tokens: int, mask_prob: float, epochs: int,
                             schedule: str, copies: int = 10) -> float:
     """E[distinct] = sum_j C(N, j) (1 - (1 - q_j)^n), q_j = p^j (1 - p)^(N - j)
 
     The expected number of distinct sets of selected positions a sequence
     of ``n_tokens`` words sees in ``epochs`` epochs: n independent draws
-    (n from :func:`draws_per_sequence`). C(N, j) q_j is the binomial
-    probability of j selected; the sum keeps the j within 60 (sd + 1) of
-    p N, the rest weighing below 2 n e^-90 (Bernstein's inequality).
+    (n from :func:`draws_per_sequence`). Where n q_j < 1e-8 a term is
+    n C(N, j) q_j to 1e-8, n times the binomial probability of j; log q_j
+    is linear in j, so those j are one end of 0..N, summed at once as a
+    binomial tail, and the other j are few (at most a few hundred).
     """
-    N = check_int("n_tokens", n_tokens, minimum=1)
+    N = check_int("n_tokens", n_tokens, minimum=1, maximum=2**53)
     p = check_open_unit("mask_prob", mask_prob)
     for name, value in (("epochs", epochs), ("copies", copies)):
         check_int(name, value, maximum=2**53)  # n is used as a float
     n = draws_per_sequence(epochs, schedule, copies)
-    reach = _REACH * (math.sqrt(N * p * (1 - p)) + 1)
-    low = max(0, math.floor(N * p - reach))
-    high = min(N, math.ceil(N * p + reach))
-    check_memory(64 * (high - low + 1),
-                 f"expected_distinct_masks with n_tokens={N}")
+    a, b = N * math.log1p(-p), math.log(p) - math.log1p(-p)  # log q_j = a + b j
+    tiny = math.log(1e-8 / n)                # n q_j < 1e-8 below this log q_j
+    if b == 0:                               # p = 1/2: every q_j alike
+        low, high = (0, N) if a >= tiny else (1, 0)
+    elif b < 0:
+        low, high = 0, min(N, math.floor((tiny - a) / b))
+    else:
+        low, high = max(0, math.ceil((tiny - a) / b)), N
+    if high < low:                           # every j: n q_j is tiny
+        return float(n)
+    check_memory(64 * (high - low + 1), f"n_tokens={N}: {high - low + 1} terms")
+    tail = binom.cdf(low - 1, N, p) + binom.sf(high, N, p)  # the tiny j
     j = np.arange(low, high + 1)
-    pmf = binom.pmf(j, N, p)  # C(N, j) q_j
-    # log q_j: one particular set of j positions
     log_q = j * math.log(p) + (N - j) * math.log1p(-p)
-    tiny = math.log(n) + log_q < math.log(1e-8)  # 1 - (1 - q)^n = n q to 1e-8
-    with np.errstate(divide="ignore", over="ignore"):
+    with np.errstate(divide="ignore"):
         seen = -np.expm1(n * np.log1p(-np.exp(log_q)))  # 1 - (1 - q)^n
-        seen_over_q = np.exp(np.log(seen) - log_q)
-    return float((pmf * np.where(tiny, n, seen_over_q)).sum())
+    terms = binom.pmf(j, N, p) * np.exp(np.log(seen) - log_q)
+    return float(n * tail + terms.sum())

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ..validate import check_int, check_memory, check_token_ids
+from ..validate import check_int, check_memory, check_sequence, check_token_ids
 
 #: The special tokens, with ids 0 to 4 in this order.
 SPECIAL_TOKENS = ("[PAD]", "[CLS]", "[SEP]", "[MASK]", "[UNK]")
@@ -25,12 +25,8 @@ def split_words(text: str) -> list[str]:
 
 
 def check_strings(name: str, values) -> list[str]:
-    """``values`` as a list of str: any ordered iterable of them (a list, a tuple, a generator), but not
-    one str (whose letters would be taken one by one), a set (no order) or a dict."""
-    if isinstance(values, str | bytes | Set | Mapping) or not isinstance(values, Iterable):
-        raise TypeError(f"{name} must be a list of strings (not a single string, a set or a dict), got "
-                        f"{type(values).__name__}")
-    values = list(values)
+    """``values`` as a list of str (see :func:`~geron_lib.validate.check_sequence`)."""
+    values = check_sequence(name, values, "strings")
     for i, v in enumerate(values):
         if not isinstance(v, str):
             raise TypeError(f"{name}[{i}] must be a str, got {type(v).__name__}")

@@ -10,7 +10,7 @@ from .rng import M, draws_rows
 
 def masked_count(T: int, mask_prob: float) -> int:
     """n_mask = max(1, round(p T)), Python's half-to-even round: positions masked per row of length T."""
-    T = check_int("T", T, minimum=1)
+    T = check_int("T", T, minimum=1, maximum=2**53)  # p T is a float
     return max(1, round(check_open_unit("mask_prob", mask_prob) * T))
 
 

@@ -10,11 +10,10 @@ then returns ``(2 ((s + 0.5) / 2^32) - 1) * scale``, a value in ``(-scale, scale
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sized
 
 import numpy as np
 
-from ..validate import check_int, check_memory, check_positive_number
+from ..validate import check_int, check_memory, check_positive_number, check_sequence
 
 A = 1664525
 C = 1013904223
@@ -28,6 +27,7 @@ def draws_loop(seed: int, n: int, scale: float = 0.1) -> np.ndarray:
     """The first ``n`` draws, one step at a time: the recurrence exactly as written (slow, for reading;
     n at most :data:`MAX_LOOP_DRAWS`)."""
     seed, n = check_int("seed", seed), check_int("n", n, minimum=0)
+    scale = check_positive_number("scale", scale)
     if n > MAX_LOOP_DRAWS:
         raise ValueError(f"n must be at most {MAX_LOOP_DRAWS:,} for the step-by-step loop, got {n:,}; "
                          "draws() computes the same values at once")
@@ -59,7 +59,7 @@ def _affine_powers(n: int) -> tuple[np.ndarray, np.ndarray]:
 def _states(seeds: np.ndarray, n: int) -> np.ndarray:
     """States s_1 .. s_n for each of ``seeds`` (int64 array): shape (len(seeds), n), uint32."""
     # a_k and c_k (uint32), then per seed its states (uint32) and their floats (float64)
-    check_memory(8 * n + 12 * seeds.size * n, f"{seeds.size:,} x {n:,} draws")
+    check_memory(8 * n + 12 * seeds.size * n, f"{seeds.size:,} seeds x n = {n:,} draws")
     if n == 0:
         return np.empty((seeds.size, 0), dtype=np.uint32)
     a, c = _affine_powers(n)
@@ -86,11 +86,9 @@ def draws(seed: int, n: int, scale: float = 0.1) -> np.ndarray:
 
 def draws_rows(seeds, n: int, scale: float = 0.1) -> np.ndarray:
     """Row i holds the first ``n`` draws from ``seeds[i]``: (len(seeds), n), one vectorised pass."""
-    if isinstance(seeds, str | bytes) or not isinstance(seeds, Iterable):
-        raise TypeError(f"seeds must be a sequence of integer seeds, got {type(seeds).__name__}")
+    seeds = check_sequence("seeds", seeds, "integer seeds")
     n, scale = check_int("n", n, minimum=0), check_positive_number("scale", scale)
-    if isinstance(seeds, Sized):  # the memory, before the seeds are read
-        check_memory(8 * n + 12 * len(seeds) * n, f"{len(seeds):,} x {n:,} draws")
+    check_memory(8 * n + 12 * len(seeds) * n, f"{len(seeds):,} seeds x n = {n:,} draws")
     seeds = np.array([check_int("seeds", s) % M for s in seeds], dtype=np.int64)
     return _to_unit(_states(seeds, n), scale)
 

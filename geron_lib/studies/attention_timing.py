@@ -22,21 +22,8 @@ from ..model.attention import (
     split_heads,
 )
 from ..model.layers import softmax
-from ..timing import median_seconds, sample_seconds
+from ..timing import MAX_REPEAT, check_timing, median_seconds, sample_seconds
 from ..validate import check_choice, check_head_grid, check_heads, check_int, check_memory
-
-#: Timing rounds at most (more would run for minutes on the chapter's sizes).
-MAX_REPEAT = 1000
-
-
-def _check_timing(repeat, seed, clock) -> tuple[int, int]:
-    """(repeat, seed): a number of rounds in [1, MAX_REPEAT], a non-negative seed, a callable clock."""
-    repeat = check_int("repeat", repeat, minimum=1, maximum=MAX_REPEAT)
-    seed = check_int("seed", seed, minimum=0)
-    if not callable(clock):
-        raise TypeError(f"clock must be a function returning seconds (such as time.perf_counter), got "
-                        f"{type(clock).__name__}")
-    return repeat, seed
 
 
 def page_faults_per_call(fn: Callable[[], object], *, calls: int = 3) -> float | None:
@@ -44,7 +31,7 @@ def page_faults_per_call(fn: Callable[[], object], *, calls: int = 3) -> float |
     after one warm-up call; None where the operating system does not report them (no ``resource``)."""
     if not callable(fn):
         raise TypeError(f"fn must be a function to call, got {type(fn).__name__}")
-    calls = check_int("calls", calls, minimum=1)
+    calls = check_int("calls", calls, minimum=1, maximum=MAX_REPEAT)
     try:
         import resource
     except ImportError:  # Windows
@@ -63,7 +50,9 @@ def loop_vs_batched(form: str, T_values, h_values, *, hidden_size: int = 128, ba
     batched ``form``, loop / batched, and the page faults per call of each."""
     check_choice("form", form, tuple(ATTENTION_FORMS))
     T_values, h_values, H, B = check_head_grid(T_values, h_values, hidden_size, batch)
-    repeat, seed = _check_timing(repeat, seed, clock)
+    repeat, seed = check_timing(repeat, clock), check_int("seed", seed, minimum=0)
+    check_memory(max(forward_activation_bytes(B, T, H, h, H, form, 8) for T in T_values for h in h_values),
+                 f"loop_vs_batched's attention at batch={B}, T_values up to {max(T_values)}")
     rng = np.random.default_rng(seed)
     weights = {h: random_attention_weights(H, h, form, seed=seed) for h in h_values}
     for h in h_values:  # every size's memory, before any work: broadcast views allocate nothing
@@ -134,7 +123,7 @@ def time_split(seq_len: int, num_attention_heads: int, *, hidden_size: int = 128
     h = check_int("num_attention_heads", num_attention_heads, minimum=1)
     H = check_int("hidden_size", hidden_size, minimum=1)
     B = check_int("batch", batch, minimum=1)
-    repeat, seed = _check_timing(repeat, seed, clock)
+    repeat, seed = check_timing(repeat, clock), check_int("seed", seed, minimum=0)
     check_heads(H, h)
     # both forms at once: each call's arrays, the products' own (fewer), and A and the scaled scores
     check_memory(sum(2 * forward_activation_bytes(B, T, H, h, H, form, 8) for form in ATTENTION_FORMS)

@@ -16,14 +16,18 @@ from ..config import SHARING, EncoderConfig, max_length
 from ..costs.memory import forward_activation_bytes
 from ..costs.params import count_parameters
 from ..model.encoder import Encoder
-from ..timing import median_seconds
-from ..validate import check_finite_array, check_float_dtype, check_int, check_memory, check_type
+from ..timing import check_timing, median_seconds
+from ..validate import (
+    check_finite_array,
+    check_float_dtype,
+    check_int,
+    check_memory,
+    check_sequence,
+    check_type,
+)
 
 #: Where Linux lists CPU 0's caches (one index* folder per cache, with its level, type and size).
 CACHE_DIR = Path("/sys/devices/system/cpu/cpu0/cache")
-
-#: Timing rounds at most (more would run for minutes on the chapter's sizes).
-MAX_REPEATS = 1000
 
 #: The hidden-state experiment of the sharing chapter: 24 layers like ALBERT large, at a width that runs fast.
 MOVEMENT_CONFIG = EncoderConfig(vocab_size=1000, hidden_size=256, num_hidden_layers=24, num_attention_heads=4,
@@ -31,29 +35,26 @@ MOVEMENT_CONFIG = EncoderConfig(vocab_size=1000, hidden_size=256, num_hidden_lay
 
 
 def _check_depths(depths) -> list[int]:
-    if isinstance(depths, str | bytes) or not hasattr(depths, "__iter__"):
-        raise TypeError(f"depths must be a sequence of layer counts, got {type(depths).__name__}")
-    depths = [check_int("depths[i]", L, minimum=1) for L in depths]
+    depths = [check_int("depths[i]", L, minimum=1) for L in check_sequence("depths", depths, "layer counts")]
     if not depths:
         raise ValueError("depths is empty; give at least one layer count")
     return depths
 
 
-def _check_run(config: EncoderConfig, batch, seq_len, seed) -> tuple[int, int, int]:
-    """(B, T, seed) for random ids of ``config``: T within the position table, seed a non-negative int."""
+def _check_run(config: EncoderConfig, batch, seq_len, seed, *, states: int) -> tuple[int, int, int]:
+    """(B, T, seed) for random ids of ``config``: T within the position table, seed a non-negative int,
+    and memory for the ids, one forward's arrays and ``states`` more (B, T, H) float64 arrays."""
     B = check_int("batch", batch, minimum=1)
     T = check_int("seq_len", seq_len, minimum=1)
     seed = check_int("seed", seed, minimum=0)
     if T > max_length(config):
         raise ValueError(f"seq_len must be at most {max_length(config)}, the positions that "
                          f"max_position_embeddings ({config.max_position_embeddings}) covers, got {T}")
+    c = config
+    check_memory(8 * B * T + forward_activation_bytes(B, T, c.hidden_size, c.num_attention_heads,
+                                                      c.intermediate_size, c.attention, 8)
+                 + 8 * states * B * T * c.hidden_size, f"a forward pass on batch={B} x seq_len={T}")
     return B, T, seed
-
-
-def _check_clock(clock) -> None:
-    if not callable(clock):
-        raise TypeError(f"clock must be a function returning seconds (such as time.perf_counter), got "
-                        f"{type(clock).__name__}")
 
 
 def params_by_depth(config: EncoderConfig, depths) -> dict[str, list[int]]:
@@ -96,13 +97,8 @@ def movement_by_sharing(config: EncoderConfig, *, batch: int = 4, seq_len: int =
     """:func:`layer_movement` of ``config`` built unshared (``"none"``) and all-shared (``"all"``), with
     weights drawn at random from ``seed`` (untrained), on one batch of random token ids."""
     config = check_type("config", config, EncoderConfig)
-    B, T, seed = _check_run(config, batch, seq_len, seed)
-    c = config
-    # the ids, one forward's arrays, the L + 1 hidden states and what layer_movement makes of them
-    check_memory(8 * B * T + forward_activation_bytes(B, T, c.hidden_size, c.num_attention_heads,
-                                                      c.intermediate_size, c.attention, 8)
-                 + 6 * 8 * (c.num_hidden_layers + 1) * B * T * c.hidden_size,
-                 f"movement_by_sharing on batch={B} x seq_len={T}")
+    # the L + 1 hidden states and what layer_movement makes of them
+    B, T, seed = _check_run(config, batch, seq_len, seed, states=6 * (config.num_hidden_layers + 1))
     ids = np.random.default_rng(seed).integers(0, config.vocab_size, (B, T))
     return {mode: layer_movement(Encoder(config.replace(sharing=mode), seed=seed).hidden_states(ids))
             for mode in ("none", "all")}
@@ -121,9 +117,8 @@ def forward_time_by_sharing(config: EncoderConfig, depths, *, batch: int = 1, se
     ``clock`` replaces it (``time.perf_counter`` for wall time; a test passes a counter of the work done).
     """
     config, depths = check_type("config", config, EncoderConfig), _check_depths(depths)
-    B, T, seed = _check_run(config, batch, seq_len, seed)
-    repeats = check_int("repeats", repeats, minimum=1, maximum=MAX_REPEATS)
-    _check_clock(clock)
+    B, T, seed = _check_run(config, batch, seq_len, seed, states=0)
+    repeats = check_timing(repeats, clock, name="repeats")
     ids = np.random.default_rng(seed).integers(0, config.vocab_size, (B, T))
     seconds = {mode: [] for mode in SHARING}
     with threadpool_limits(limits=1, user_api="blas"):

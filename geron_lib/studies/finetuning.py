@@ -26,7 +26,14 @@ from ..pretraining import corpus
 from ..pretraining.sentence_pairs import encode_pairs, sop_pairs
 from ..pretraining.tokenizer import Tokenizer
 from ..pretraining.train import AdamW, clip_grad_norm, learning_rate
-from ..validate import check_int, check_number, check_positive_number, check_type, check_unit_interval
+from ..validate import (
+    check_int,
+    check_number,
+    check_positive_number,
+    check_sequence,
+    check_type,
+    check_unit_interval,
+)
 from .sentence_tasks import split_sentences
 
 #: The documentation's sections the "section" task tells apart (its largest), the others pooled as "other".
@@ -57,9 +64,7 @@ class FineTuning:
             raise ValueError(f"test_share must lie in (0, 1): both parts need examples, got "
                              f"{self.test_share}")
         checked["test_share"] = float(self.test_share)
-        if check_number("weight_decay", self.weight_decay) < 0:
-            raise ValueError(f"weight_decay must be at least 0, got {self.weight_decay}")
-        checked["weight_decay"] = float(self.weight_decay)
+        checked["weight_decay"] = check_unit_interval("weight_decay", self.weight_decay)  # as AdamW's
         for name, value in checked.items():  # numpy numbers stored as Python ones
             object.__setattr__(self, name, value)
 
@@ -94,10 +99,8 @@ def tasks(paragraph_ids, tokenizer, T: int, budget: FineTuning = FineTuning(), *
     T = check_int("T", T, minimum=5)
     check_type("budget", budget, FineTuning)
     seed = check_int("seed", seed, minimum=0)
-    if isinstance(paragraph_ids, str | bytes) or not hasattr(paragraph_ids, "__iter__"):
-        raise TypeError(f"paragraph_ids must be a sequence of paragraph indices, got "
-                        f"{type(paragraph_ids).__name__}")
-    ids = [check_int(f"paragraph_ids[{k}]", i, minimum=0) for k, i in enumerate(paragraph_ids)]
+    ids = [check_int(f"paragraph_ids[{k}]", i, minimum=0)
+           for k, i in enumerate(check_sequence("paragraph_ids", paragraph_ids, "paragraph indices"))]
     paragraphs = corpus.docs_paragraphs()
     if len(ids) < 10 or max(ids) >= len(paragraphs) or len(set(ids)) < len(ids):
         raise ValueError(f"paragraph_ids must hold at least 10 distinct indices below {len(paragraphs)} (a "

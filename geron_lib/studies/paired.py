@@ -28,7 +28,8 @@ def _as_values(name: str, values) -> np.ndarray:
     return arr.astype(np.float64)
 
 
-def _check_pairs(a: np.ndarray, b: np.ndarray, confidence) -> None:
+def _check_pairs(a: np.ndarray, b: np.ndarray, confidence) -> float:
+    """``confidence`` as a float, after checking the pairs and it."""
     if a.ndim != 1 or a.shape != b.shape:
         raise ValueError(f"a and b must be 1-D and of one length (one value per seed), got shapes "
                          f"{a.shape} and {b.shape}")
@@ -38,6 +39,7 @@ def _check_pairs(a: np.ndarray, b: np.ndarray, confidence) -> None:
         raise ValueError("a and b must be finite")
     if not 0 < check_number("confidence", confidence) < 1:
         raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    return float(confidence)
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ def paired_interval(a, b, confidence: float = 0.95) -> Interval:
     interval.
     """
     a, b = _as_values("a", a), _as_values("b", b)
-    _check_pairs(a, b, confidence)
+    confidence = _check_pairs(a, b, confidence)
     d = a - b
     n = len(d)
     t = stats.t.ppf((1 + confidence) / 2, n - 1)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..config import PRESETS, EncoderConfig
 from ..costs.params import count_parameters
-from ..validate import check_bool, check_choice, check_int, check_type
+from ..validate import check_bool, check_choice, check_int, check_sequence, check_type
 
 MILLION = 1_000_000
 PROJECTIONS = ("as built", "always", "never")
@@ -112,10 +112,8 @@ def to_millions(count: int, rounding: str = "nearest") -> int:
 
 def accountings(vocab_sizes=(30000, 30522)) -> list[Accounting]:
     """Every combination of the optional parts, at each of ``vocab_sizes`` (simplest first)."""
-    if isinstance(vocab_sizes, str | bytes) or not hasattr(vocab_sizes, "__iter__"):
-        raise TypeError(f"vocab_sizes must be a sequence of vocabulary sizes, got "
-                        f"{type(vocab_sizes).__name__}")
-    vocab_sizes = [check_int("vocab_sizes[i]", V, minimum=1) for V in vocab_sizes]
+    vocab_sizes = [check_int("vocab_sizes[i]", V, minimum=1)
+                   for V in check_sequence("vocab_sizes", vocab_sizes, "vocabulary sizes")]
     return [Accounting(pooler, heads, V, projection) for pooler, heads, V, projection
             in itertools.product((False, True), (False, True), vocab_sizes, PROJECTIONS)]
 

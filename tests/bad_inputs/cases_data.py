@@ -1114,3 +1114,113 @@ err(
     "text",
 )
 err("roberta_paper.row", "model unknown", lambda: roberta_paper.row("RoBERTa"), ValueError, "model")
+
+# found by a fuzzer over every argument ----------------------------------------------------------------------
+err(
+    "MaskingSchedule",
+    "copies 10**400",
+    lambda: M.MaskingSchedule(IDS, TOK, "duplicated", copies=10**400),
+    ValueError,
+    "copies",
+)
+ok(
+    "expected_distinct_masks",
+    "n_tokens 10**12, at once",
+    lambda: M.expected_distinct_masks(10**12, 0.15, 4, "dynamic"),
+    lambda v: v == 4.0,
+)
+ok(
+    "expected_distinct_masks",
+    "n_tokens 2**53, p 1/2",
+    lambda: M.expected_distinct_masks(2**53, 0.5, 7, "dynamic"),
+    lambda v: v == 7.0,
+)
+err(
+    "expected_distinct_masks",
+    "n_tokens 10**400",
+    lambda: M.expected_distinct_masks(10**400, 0.15, 4, "dynamic"),
+    ValueError,
+    "n_tokens",
+)
+err("WordTokenizer", "words a 0-d array", lambda: WordTokenizer(np.array("cat")), TypeError, "words")
+err(
+    "Tokenizer.encode_batch",
+    "texts a 2-D array",
+    lambda: TOK.encode_batch(np.array([["the"], ["cat"]]), 4),
+    TypeError,
+    "texts",
+)
+err("masks.masked_count", "T 10**400", lambda: ref_masks.masked_count(10**400, 0.15), ValueError, "T")
+for label, scale, exc in (
+    ("scale NaN", NAN, ValueError),
+    ("scale 0", 0, ValueError),
+    ("scale True", True, TypeError),
+    ("scale 'x'", "x", TypeError),
+):
+    err("rng.draws_loop", label, lambda s=scale: ref_rng.draws_loop(0, 3, s), exc, "scale")
+err("rng.draws", "n 10**400", lambda: ref_rng.draws(0, 10**400), ValueError, "n =")
+err("rng.draws_rows", "seeds a set", lambda: ref_rng.draws_rows({1, 2}, 3), TypeError, "seeds")
+err("rng.draws_rows", "seeds a 0-d array", lambda: ref_rng.draws_rows(np.array(3), 3), TypeError, "seeds")
+err(
+    "forward_time_by_sharing",
+    "batch 10**12",
+    lambda: depth.forward_time_by_sharing(SMALL, [1], batch=10**12, seq_len=4),
+    ValueError,
+    "batch",
+)
+err("params_by_depth", "depths a set", lambda: depth.params_by_depth(SMALL, {1, 2}), TypeError, "depths")
+err(
+    "params_by_depth",
+    "depths a 0-d array",
+    lambda: depth.params_by_depth(SMALL, np.array(2)),
+    TypeError,
+    "depths",
+)
+err(
+    "loop_vs_batched",
+    "batch 10**400",
+    lambda: at.loop_vs_batched("sum", [4], [2], hidden_size=8, batch=10**400),
+    ValueError,
+    "batch",
+)
+err(
+    "loop_vs_batched",
+    "T_values a 0-d array",
+    lambda: at.loop_vs_batched("sum", np.array(4), [2]),
+    TypeError,
+    "T_values",
+)
+ok(
+    "paired_interval",
+    "confidence a Fraction",
+    lambda: paired.paired_interval([1, 2, 4], [1, 1, 1], confidence=Fraction(9, 10)),
+    lambda v: v.confidence == 0.9 and v.low < v.mean < v.high,
+)
+err(
+    "page_faults_per_call",
+    "calls 10**12",
+    lambda: at.page_faults_per_call(lambda: None, calls=10**12),
+    ValueError,
+    "calls",
+)
+err(
+    "FineTuning",
+    "weight_decay 1.5",
+    lambda: finetuning.FineTuning(weight_decay=1.5),
+    ValueError,
+    "weight_decay",
+)
+err(
+    "documents",
+    "paragraphs a 0-d array",
+    lambda: sentence_tasks.documents(np.array("A b. C d.")),
+    TypeError,
+    "paragraphs",
+)
+err(
+    "finetuning.tasks",
+    "paragraph_ids a set",
+    lambda: finetuning.tasks(set(range(10)), TOK, 16),
+    TypeError,
+    "paragraph_ids",
+)

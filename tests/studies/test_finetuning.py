@@ -215,7 +215,7 @@ def test_accuracy_counts_the_highest_logit_over_batches():
     ("warmup", -0.1, ValueError, r"warmup must lie in \[0, 1\)"),
     ("test_share", 0.0, ValueError, r"test_share must lie in \(0, 1\)"),
     ("test_share", 1.0, ValueError, r"test_share must lie in \(0, 1\)"),
-    ("weight_decay", -0.01, ValueError, "weight_decay must be at least 0"),
+    ("weight_decay", -0.01, ValueError, r"weight_decay must lie in \[0, 1\)"),
     ("max_grad_norm", 0.0, ValueError, "max_grad_norm"),
     ("lr", "fast", TypeError, "lr"),
 ])
