@@ -9,7 +9,8 @@ and returns their figure; the axes must sit in a figure without a layout engine
 
 Artists carry ids (``gid``) that say what they are: ``box-NAME`` and its texts ``label-NAME``,
 ``detail-NAME``, ``count-NAME`` (the count ends the text), ``arrow-NAME``, ``text-NAME``. Tests read the
-pictures through them, and :func:`svg` writes them as element ids.
+pictures through them, and :func:`svg` writes them as element ids. A notebook cell shows a diagram with
+:func:`show` (SVG), not by ending with the figure (the inline backend's PNG).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import io
 import math
 
 import matplotlib as mpl
+from IPython.display import SVG
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
@@ -40,12 +42,15 @@ from ..validate import check_int, check_type
 from .plots import PALETTE, fixed_layout, new_figure
 
 #: Width and height (inches) every diagram needs: its own figure's size, the least size of a given ``ax``.
-SIZES = {"encoder_block": (9.0, 5.0), "embedding": (9.0, 2.7), "output_projection": (9.0, 3.4),
-         "sharing": (9.0, 2.9), "masking_timeline": (9.0, 2.0), "recurrence": (9.0, 3.0),
-         "head_split": (9.0, 2.6)}
-#: The most epochs a masking timeline shows (one column each, at a readable width).
-MAX_EPOCHS = 40
-LABEL, SMALL, TITLE = 9, 8, 10  # font sizes (points): nothing below 8
+SIZES = {"encoder_block": (9.0, 5.0), "embedding": (9.0, 3.2), "output_projection": (9.0, 3.8),
+         "sharing": (9.0, 3.2), "masking_timeline": (9.0, 2.0), "recurrence": (9.0, 3.3),
+         "head_split": (9.0, 3.1)}
+#: The most epochs a masking timeline shows (one column each, wide enough for a two-digit label).
+MAX_EPOCHS = 30
+#: Font sizes (points). The book's column shows a figure 672 CSS px wide (measured in chromium at the
+#: browser tests' 1280 x 900 window), so a 9-inch SVG (864 px) is drawn at 672 / 864 of its size and a text of
+#: s points at s * 96 / 72 * 672 / 864 = 1.037 s px: the smallest, SMALL, needs 10.61 points for 11 px.
+LABEL, SMALL, TITLE = 11.5, 10.75, 12.5
 GREY = "#999999"
 ROLE = {"input": "#555555", "query_key": PALETTE[5], "value": PALETTE[1], "heads": PALETTE[2],
         "output": PALETTE[3], "norm": GREY, "ffn": PALETTE[7], "embedding": PALETTE[2],
@@ -292,7 +297,7 @@ def embedding_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple
     counts = count_parameters(config)
     width = c.width
     _title(c, f"Embeddings at E = {E}, H = {H}")
-    rows = (1.85, 1.15, 0.45) if types else (1.6, 0.8)
+    rows = (2.25, 1.4, 0.55) if types else (1.85, 0.95)
     tables = [("token_table", "token table", f"V x E = {V} x {E}", counts.token_embeddings,
                "token ids (B, T)"),
               ("position_table", "position table", f"P x E = {P} x {E}", counts.position_embeddings,
@@ -300,33 +305,33 @@ def embedding_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple
     if types:
         tables.append(("type_table", "token-type table", f"{types} x {E}", counts.token_type_embeddings,
                        "token types (B, T)"))
-    x_tab, x_plus, x_ln, x_proj, x_out = 2.45, 3.95, 4.95, 6.6, 8.2
-    y = 1.15
+    x_tab, x_plus, x_ln, x_proj, x_out = 2.7, 4.05, 5.05, 6.7, 8.25
+    y = 1.4
     narrow = E / H  # arrow widths: the path is as wide as the vectors it carries
     for (name, label, detail, count, source), y_row in zip(tables, rows, strict=True):
-        _text(c, f"{name}_input", (1.3, y_row), source, SMALL, ha="right", va="center")
-        _arrow(c, (1.35, y_row), (x_tab - 0.95, y_row))
-        _box(c, name, (x_tab, y_row), (1.9, 0.6), ROLE["embedding"], label, detail, count)
-        _arrow(c, (x_tab + 0.95, y_row), (x_plus - 0.17 * (1 if y_row == y else 0.7),
+        _text(c, f"{name}_input", (1.6, y_row), source, SMALL, ha="right", va="center")
+        _arrow(c, (1.65, y_row), (x_tab - 0.9, y_row))
+        _box(c, name, (x_tab, y_row), (1.8, 0.75), ROLE["embedding"], label, detail, count)
+        _arrow(c, (x_tab + 0.9, y_row), (x_plus - 0.17 * (1 if y_row == y else 0.7),
                                             y + 0.12 * (y_row > y) - 0.12 * (y_row < y)), name,
                thickness=narrow)
     c.patch("box-plus", Circle, center=(x_plus, y), radius=0.17, edgecolor="#444444", linewidth=1.2)
     c.text("label-plus", (x_plus, y), "+", fontsize=LABEL + 2, ha="center")
-    _box(c, "LN", (x_ln, y), (1.3, 0.6), ROLE["norm"], "layer norm", f"width E = {E}",
+    _box(c, "LN", (x_ln, y), (1.3, 0.75), ROLE["norm"], "layer norm", f"width E = {E}",
          counts.embedding_layer_norm)
     _arrow(c, (x_plus + 0.17, y), (x_ln - 0.65, y), "to_LN", thickness=narrow)
     if config.has_embedding_projection:
-        _box(c, "W_P", (x_proj, y), (1.6, 0.6), ROLE["projection"], "$W_P$, bias",
+        _box(c, "W_P", (x_proj, y), (1.6, 0.75), ROLE["projection"], "$W_P$, bias",
              f"E x H = {E} x {H}", counts.embedding_projection)
         _arrow(c, (x_ln + 0.65, y), (x_proj - 0.8, y), "to_W_P", thickness=narrow)
-        _arrow(c, (x_proj + 0.8, y), (x_out - 0.6, y), "to_hidden", thickness=1.0)
+        _arrow(c, (x_proj + 0.8, y), (x_out - 0.65, y), "to_hidden", thickness=1.0)
         step = f"then the projection W_P, b ({E} x {H} plus bias, {counts.embedding_projection:,} parameters)"
     else:
-        _arrow(c, (x_ln + 0.65, y), (x_out - 0.6, y), "to_hidden", thickness=narrow)
-        _text(c, "no_projection", (x_proj, y - 0.25), f"E = H = {H}: no projection", SMALL, ha="center",
-              va="center", color="#555555", style="italic")
+        _arrow(c, (x_ln + 0.65, y), (x_out - 0.65, y), "to_hidden", thickness=narrow)
+        _text(c, "no_projection", ((x_ln + x_out) / 2 + 0.0, y - 0.2), f"E = H = {H}:\nno projection", SMALL,
+              ha="center", va="top", color="#555555", style="italic")
         step = "and no projection, since E = H"
-    _box(c, "hidden", (x_out, y), (1.2, 0.6), ROLE["input"], "hidden states", f"(B, T, {H})",
+    _box(c, "hidden", (x_out, y), (1.3, 0.75), ROLE["input"], "hidden states", f"(B, T, {H})",
          fill="#F2F2F2")
     _count_text(c, "embeddings", (width - 0.1, 0.2), f"embeddings in all: {counts.embeddings:,}", LABEL,
                 ha="right", va="center")
@@ -346,70 +351,6 @@ def _head_colour(i: int) -> str:
     return CYCLE[i % len(CYCLE)]
 
 
-def output_projection_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[Figure, str]:
-    """concat(A_1 X W_V,1, ..., A_h X W_V,h) W_O  against  sum_i A_i X W'_V,i <- config: head i's d_head
-    columns of W_V and rows of W_O beside the h full H x H maps, with both forms' counts."""
-    check_type("config", config, EncoderConfig)
-    c = _Canvas(ax, "output_projection")
-    H, h, d = config.hidden_size, config.num_attention_heads, config.d_head
-    concat, summed = attention_param_items(H, h, "concat"), attention_param_items(H, h, "sum")
-    _title(c, f"Values and output projection: H = {H}, h = {_n(h, 'head')} of d_head = {d}")
-    side, y0 = 1.4, 1.0
-    for name, x0, rows_of in (("W_V", 0.35, False), ("W_O", 2.55, True)):
-        for i in range(h):
-            step = side / h
-            xy, w, ht = ((x0, y0 + side - (i + 1) * step), side, step) if rows_of else \
-                ((x0 + i * step, y0), step, side)
-            c.patch(f"box-{name}_head{i + 1}", Rectangle, xy=xy, width=w, height=ht,
-                    facecolor=_head_colour(i), edgecolor="white", linewidth=0.4 if h <= 16 else 0)
-        c.patch(f"box-{name}", Rectangle, xy=(x0, y0), width=side, height=side, fill=False,
-                edgecolor="#333333", zorder=1.5)
-    _text(c, "W_V", (0.35 + side / 2, y0 - 0.15), f"$W_V$: {H} x {H}", LABEL, ha="center", va="center")
-    _text(c, "W_V_heads", (0.35 + side / 2, y0 - 0.36), f"head $i$: {d} columns", SMALL, ha="center",
-          va="center")
-    _text(c, "W_O", (2.55 + side / 2, y0 - 0.15), f"$W_O$: {H} x {H}", LABEL, ha="center", va="center")
-    _text(c, "W_O_heads", (2.55 + side / 2, y0 - 0.36), f"head $i$: {d} rows", SMALL, ha="center",
-          va="center")
-    _arrow(c, (0.35 + side + 0.08, y0 + side / 2), (2.55 - 0.08, y0 + side / 2), "concat")
-    _text(c, "concat_label", (0.35 + side + 0.35, y0 + side / 2 + 0.15), "concat", SMALL, ha="center",
-          va="center")
-    _text(c, "concat_title", (0.35, 2.95), "concat, then $W_O$", LABEL, ha="left", va="center",
-          fontweight="bold")
-    vo = concat["value"] + concat["output"]
-    _count_text(c, "concat_values", (0.35, 0.38), f"$W_V$, $b_V$ + $W_O$, $b_O$: {vo:,}", SMALL,
-                ha="left", va="center")
-    _count_text(c, "concat", (0.35, 0.15), f"with $W_Q$, $W_K$: {sum(concat.values()):,}", SMALL,
-                ha="left", va="center")
-    c.line("flow-separator", [4.45, 4.45], [0.1, 3.0], color="#CCCCCC", linewidth=1.0)
-    # the sum form: h cards of H x H, drawn as a deck (each as large as W_V)
-    x0 = 5.0
-    offset = 0.0 if h == 1 else min(0.12, 0.9 / (h - 1))  # head 1 in front, the others behind, up-right
-    for i in range(h):  # zorder, not drawing order, keeps head 1 in front (artists may be reused)
-        c.patch(f"box-W_V{i + 1}", Rectangle, xy=(x0 + i * offset, y0 + i * offset * 0.4), width=side,
-                height=side, facecolor=_head_colour(i), edgecolor="white" if h <= 16 else _head_colour(i),
-                linewidth=0.6, zorder=1 + (h - i) / (h + 1))
-    deck_right = x0 + side + (h - 1) * offset
-    _text(c, "sum_maps", (x0, y0 - 0.15), f"{_n(h, 'map')} $W'_{{V,i}}$, each {H} x {H}", LABEL, ha="left",
-          va="center")
-    _text(c, "sum_rule", (x0, y0 - 0.36), "$W'_{V,i}$ = ($W_V$ columns of $i$) ($W_O$ rows of $i$)", SMALL,
-          ha="left", va="center")
-    _text(c, "sum_symbol", (deck_right + 0.35, y0 + side / 2), r"$\sum_i\ A_i\, X\, W'_{V,i} + b_O$", LABEL,
-          ha="left", va="center")
-    _text(c, "sum_title", (x0, 2.95), "sum, no $W_O$", LABEL, ha="left", va="center", fontweight="bold")
-    sv = summed["value"] + summed["output"]
-    _count_text(c, "sum_values", (x0, 0.38), f"{_n(h, 'map')} + $b_O$: {sv:,}", SMALL, ha="left",
-                va="center")
-    _count_text(c, "sum", (x0, 0.15), f"with $W_Q$, $W_K$: {sum(summed.values()):,}", SMALL, ha="left",
-                va="center")
-    alt = (f"The attention values and output projection at H = {H} with h = {_n(h, 'head')} of d_head = {d}. "
-           f"Concat form: W_V ({H} x {H}) split into {h} coloured blocks of {d} columns, one per head, and "
-           f"W_O ({H} x {H}) into {h} blocks of {d} rows; values and output hold {vo:,} parameters, "
-           f"{sum(concat.values()):,} with W_Q and W_K. Sum form: {h} full {H} x {H} maps W'_V,i, one per "
-           f"head, summed, with no W_O: {sv:,} parameters, "
-           f"{sum(summed.values()):,} with W_Q and W_K.")
-    return c.done(alt)
-
-
 def _strips(c: _Canvas, name: str, x0, y0, w, ht, h: int, *, rows: bool = False):
     """A w x ht rectangle cut into h coloured strips, one per head: columns, or with ``rows`` rows (head 1
     on top)."""
@@ -420,6 +361,65 @@ def _strips(c: _Canvas, name: str, x0, y0, w, ht, h: int, *, rows: bool = False)
                 edgecolor="white", linewidth=0.4 if h <= 16 else 0)
     c.patch(f"box-{name}", Rectangle, xy=(x0, y0), width=w, height=ht, fill=False, edgecolor="#333333",
             zorder=1.5)
+
+
+def output_projection_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[Figure, str]:
+    """concat(A_1 X W_V,1, ..., A_h X W_V,h) W_O  against  sum_i A_i X W'_V,i <- config: head i's d_head
+    columns of W_V and rows of W_O beside the h full H x H maps, with both forms' counts."""
+    check_type("config", config, EncoderConfig)
+    c = _Canvas(ax, "output_projection")
+    H, h, d = config.hidden_size, config.num_attention_heads, config.d_head
+    concat, summed = attention_param_items(H, h, "concat"), attention_param_items(H, h, "sum")
+    _title(c, f"Values and output projection: H = {H}, h = {_n(h, 'head')} of d_head = {d}")
+    side, y0 = 1.4, 1.35
+    line1, line2 = y0 - 0.17, y0 - 0.17 - _line_height(LABEL)  # the lines under the squares
+    _strips(c, "W_V", 0.35, y0, side, side, h)
+    _strips(c, "W_O", 2.55, y0, side, side, h, rows=True)
+    _text(c, "W_V", (0.35 + side / 2, line1), f"$W_V$: {H} x {H}", LABEL, ha="center", va="center")
+    _text(c, "W_V_heads", (0.35 + side / 2, line2), f"head $i$: {d} columns", SMALL, ha="center",
+          va="center")
+    _text(c, "W_O", (2.55 + side / 2, line1), f"$W_O$: {H} x {H}", LABEL, ha="center", va="center")
+    _text(c, "W_O_heads", (2.55 + side / 2, line2), f"head $i$: {d} rows", SMALL, ha="center",
+          va="center")
+    _arrow(c, (0.35 + side + 0.08, y0 + side / 2), (2.55 - 0.08, y0 + side / 2), "concat")
+    _text(c, "concat_label", (0.35 + side + 0.35, y0 + side / 2 + 0.15), "concat", SMALL, ha="center",
+          va="center")
+    heading, count1, count2 = c.height - 0.5, 0.45, 0.45 - _line_height(SMALL)
+    _text(c, "concat_title", (0.35, heading), "concat, then $W_O$", LABEL, ha="left", va="center",
+          fontweight="bold")
+    vo = concat["value"] + concat["output"]
+    _count_text(c, "concat_values", (0.35, count1), f"$W_V$, $b_V$ + $W_O$, $b_O$: {vo:,}", SMALL,
+                ha="left", va="center")
+    _count_text(c, "concat", (0.35, count2), f"with $W_Q$, $W_K$: {sum(concat.values()):,}", SMALL,
+                ha="left", va="center")
+    c.line("flow-separator", [4.45, 4.45], [0.1, heading + 0.1], color="#CCCCCC", linewidth=1.0)
+    # the sum form: h cards of H x H, drawn as a deck (each as large as W_V)
+    x0 = 5.0
+    offset = 0.0 if h == 1 else min(0.12, 0.9 / (h - 1))  # head 1 in front, the others behind, up-right
+    for i in range(h):  # zorder, not drawing order, keeps head 1 in front (artists may be reused)
+        c.patch(f"box-W_V{i + 1}", Rectangle, xy=(x0 + i * offset, y0 + i * offset * 0.4), width=side,
+                height=side, facecolor=_head_colour(i), edgecolor="white" if h <= 16 else _head_colour(i),
+                linewidth=0.6, zorder=1 + (h - i) / (h + 1))
+    deck_right = x0 + side + (h - 1) * offset
+    _text(c, "sum_maps", (x0, line1), f"{_n(h, 'map')} $W'_{{V,i}}$, each {H} x {H}", LABEL, ha="left",
+          va="center")
+    _text(c, "sum_rule", (x0, line2), "$W'_{V,i}$ = ($W_V$ columns of $i$) ($W_O$ rows of $i$)", SMALL,
+          ha="left", va="center")
+    _text(c, "sum_symbol", (deck_right + 0.35, y0 + side / 2), r"$\sum_i\ A_i\, X\, W'_{V,i} + b_O$", LABEL,
+          ha="left", va="center")
+    _text(c, "sum_title", (x0, heading), "sum, no $W_O$", LABEL, ha="left", va="center", fontweight="bold")
+    sv = summed["value"] + summed["output"]
+    _count_text(c, "sum_values", (x0, count1), f"{_n(h, 'map')} + $b_O$: {sv:,}", SMALL, ha="left",
+                va="center")
+    _count_text(c, "sum", (x0, count2), f"with $W_Q$, $W_K$: {sum(summed.values()):,}", SMALL, ha="left",
+                va="center")
+    alt = (f"The attention values and output projection at H = {H} with h = {_n(h, 'head')} of d_head = {d}. "
+           f"Concat form: W_V ({H} x {H}) split into {h} coloured blocks of {d} columns, one per head, and "
+           f"W_O ({H} x {H}) into {h} blocks of {d} rows; values and output hold {vo:,} parameters, "
+           f"{sum(concat.values()):,} with W_Q and W_K. Sum form: {h} full {H} x {H} maps W'_V,i, one per "
+           f"head, summed, with no W_O: {sv:,} parameters, "
+           f"{sum(summed.values()):,} with W_Q and W_K.")
+    return c.done(alt)
 
 
 def _deck(c: _Canvas, name: str, x0, y0, w, ht, h: int):
@@ -440,8 +440,8 @@ def head_split_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tupl
     c = _Canvas(ax, "head_split")
     H, h, d = config.hidden_size, config.num_attention_heads, config.d_head
     _title(c, f"Splitting and merging heads: H = {H} = h x d_head = {h} x {d}")
-    y0, ht = 0.95, 0.8
-    label_y, shape_y = y0 + ht + 0.25, y0 - 0.15
+    y0, ht = 1.35, 0.8
+    label_y, shape_y = y0 + ht + 0.25, y0 - 0.17
 
     def shape(name, x, symbols, numbers):
         _text(c, f"{name}_shape", (x, shape_y), symbols, SMALL, ha="center")
@@ -464,10 +464,12 @@ def head_split_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tupl
     _strips(c, "W_O", 7.55, y0, ht, ht, h, rows=True)
     _text(c, "W_O", (7.55 + ht / 2, label_y), "$W_O$", LABEL, ha="center")
     shape("W_O", 7.55 + ht / 2, "(H, H)", f"= ({H}, {H})")
-    _text(c, "split_rule", (0.3, 0.3), "split: reshape to (B, T, h, d_head), then swap T and h; merge: the "
+    rule = 0.65  # the first line of the rules under the picture
+    _text(c, "split_rule", (0.3, rule), "split: reshape to (B, T, h, d_head), then swap T and h; merge: the "
           "reverse", SMALL, ha="left")
-    _text(c, "W_O_rule", (0.3, 0.1), f"after the merge, the {d} columns of head $i$ meet the {d} rows of "
-          f"$W_O$'s block $i$, and the {_n(h, 'product')} add up to the output", SMALL, ha="left")
+    _text(c, "W_O_rule", (0.3, rule - _line_height(SMALL) / 2), f"after the merge, the {d} columns of head "
+          f"$i$ meet the {d} rows of $W_O$'s block $i$,\nand the {_n(h, 'product')} add up to the output",
+          SMALL, ha="left", va="top")
     alt = (f"Splitting and merging {_n(h, 'head')} at H = {H}: the values, shape (B, T, {H}), are cut into "
            f"{h} coloured column blocks of d_head = {d}, reshaped and transposed to (B, {h}, T, {d}), "
            f"one tile per head; each head attends on its own; the outputs are transposed and reshaped back "
@@ -487,8 +489,8 @@ def sharing_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[F
     copies = stored_copies(config)
     width, height = c.width, c.height
     _title(c, f"Cross-layer sharing '{mode}': L = {_n(L, 'layer')} at H = {H}")
-    _count_text(c, "encoder", (width - 0.1, height - 0.2),
-                f"the encoder stores {counts.encoder:,} parameters", LABEL, ha="right", va="center")
+    _count_text(c, "encoder", (0.1, height - 0.2 - _line_height(TITLE)),
+                f"the encoder stores {counts.encoder:,} parameters", LABEL, ha="left", va="center")
     left, right = 1.75, width - 0.1
     pitch = min(0.9, (right - left) / L)
     tile = 0.8 * pitch
@@ -503,7 +505,7 @@ def sharing_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[F
             ("attention", copies[0], counts.attention_per_layer, y_att, 1, ROLE["query_key"]),
             ("ffn", copies[1], counts.ffn_per_layer, y_ffn, -1, ROLE["ffn"])):
         name = "attention" if kind == "attention" else "FFN"
-        _text(c, f"{kind}_row", (0.1, y + 0.09), f"stored {name}", LABEL, ha="left", va="center")
+        _text(c, f"{kind}_row", (0.1, y + 0.11), f"stored {name}", LABEL, ha="left", va="center")
         _count_text(c, kind, (0.1, y - 0.12), f"{n} x {per:,}", SMALL, ha="left", va="center")
         box_edge, tile_edge = y - sign * 0.18, y_layer + sign * 0.18
         if n == 1:
@@ -546,7 +548,7 @@ def masking_timeline_diagram(epochs: int = 8, copies: int = 3, *, ax: Axes | Non
     c = _Canvas(ax, "masking_timeline")
     width = c.width
     _title(c, f"The masking m(e) each epoch e uses: {_n(epochs, 'epoch')}, k = {copies}")
-    left, right = 1.2, 8.0
+    left, right = 1.2, 7.75
     pitch = (right - left) / epochs
     cell = min(pitch - 0.015, 0.6)
     _text(c, "epoch", (0.1, 1.42), "epoch e", SMALL, ha="left", va="center")
@@ -574,12 +576,13 @@ def masking_timeline_diagram(epochs: int = 8, copies: int = 3, *, ax: Axes | Non
 
 # 6. Sharing among its relatives ---------------------------------------------------------------------------
 
-#: The four ways of stacking blocks that chapter 2 sets side by side: name, what is stored, how deep it runs.
+#: The four ways of stacking blocks that chapter 2 sets side by side: name, what is stored, how deep it runs
+#: (the name and the depth drawn on two lines where they hold a line break).
 RECURRENCE_KINDS = (
-    ("bert", "BERT", "L different blocks", "runs each once: L = {L}"),
-    ("albert", "ALBERT", "one block", "runs it exactly L = {L} times"),
-    ("universal", "Universal Transformer", "one block", "runs it until each position halts"),
-    ("equilibrium", "Deep equilibrium model", "one block", "iterates it to a fixed point"),
+    ("bert", "BERT", "L different blocks", "runs each once:\nL = {L}"),
+    ("albert", "ALBERT", "one block", "runs it exactly\nL = {L} times"),
+    ("universal", "Universal\nTransformer", "one block", "runs it until each\nposition halts"),
+    ("equilibrium", "Deep equilibrium\nmodel", "one block", "iterates it to\na fixed point"),
 )
 
 
@@ -597,23 +600,25 @@ def recurrence_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tupl
     width = c.width
     _title(c, f"Depth from stored blocks: BERT, ALBERT and two relatives, at H = {H}")
     pitch = width / len(RECURRENCE_KINDS)
+    up = 0.3  # the blocks and names above the two lines of depth and the count
     colours = (ROLE["ffn"], ROLE["query_key"], ROLE["value"], ROLE["heads"])
     alt_parts = []
-    for k, ((kind, name, what, depth), colour) in enumerate(zip(RECURRENCE_KINDS, colours, strict=True)):
+    for k, ((kind, drawn_name, what, drawn_depth), colour) in enumerate(zip(RECURRENCE_KINDS, colours,
+                                                                            strict=True)):
         x = (k + 0.5) * pitch
-        _text(c, f"{kind}_name", (x, 2.45), name, LABEL, ha="center", fontweight="bold")
+        name, depth = drawn_name.replace("\n", " "), drawn_depth.replace("\n", " ")
+        _text(c, f"{kind}_name", (x, 2.4 + up), drawn_name, LABEL, ha="center", fontweight="bold")
         if kind == "bert":
             for i, (y, label) in enumerate(((1.95, "block 1"), (1.5, "block 2"), (0.95, f"block {L}"))):
-                _box(c, f"{kind}{i}", (x, y), (1.3, 0.32), colour, label)
-            _arrow(c, (x, 1.79), (x, 1.66), lw=0.8)
-            _text(c, f"{kind}_more", (x, 1.22), "...", LABEL, ha="center")
+                _box(c, f"{kind}{i}", (x, y + up), (1.3, 0.32), colour, label)
+            _arrow(c, (x, 1.79 + up), (x, 1.66 + up), lw=0.8)
+            _text(c, f"{kind}_more", (x, 1.22 + up), "...", LABEL, ha="center")
         else:
-            _box(c, kind, (x, 1.45), (1.3, 0.5), colour, what)
-            right, top = x + 0.65, 1.7
-            _path(c, [(right, 1.45), (right + 0.25, 1.45), (right + 0.25, top + 0.3), (x, top + 0.3),
-                      (x, top)])
-        _text(c, f"{kind}_depth", (x, 0.55), depth.format(L=L), SMALL, ha="center")
-        _count_text(c, f"{kind}_stored", (x, 0.25), f"stores {stored[kind]:,}", SMALL, ha="center")
+            _box(c, kind, (x, 1.45 + up), (1.3, 0.5), colour, what)
+            right, mid, top = x + 0.65, 1.45 + up, 1.7 + up
+            _path(c, [(right, mid), (right + 0.25, mid), (right + 0.25, top + 0.3), (x, top + 0.3), (x, top)])
+        _text(c, f"{kind}_depth", (x, 0.65), drawn_depth.format(L=L), SMALL, ha="center")
+        _count_text(c, f"{kind}_stored", (x, 0.22), f"stores {stored[kind]:,}", SMALL, ha="center")
         alt_parts.append(f"{name} stores {what} ({stored[kind]:,} parameters here) and {depth.format(L=L)}")
     alt = (f"Four ways of stacking encoder blocks at H = {H} with L = {_n(L, 'layer')}: "
            + "; ".join(alt_parts) + ".")
@@ -628,3 +633,11 @@ def svg(fig: Figure) -> str:
     with mpl.rc_context({"svg.hashsalt": "geron_lib", "svg.fonttype": "path"}):
         fig.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue()
+
+
+def show(fig: Figure) -> SVG:
+    """The figure for a notebook cell to end with: an SVG display of :func:`svg` (image/svg+xml, the same
+    bytes every run), so that the page shows the diagram as a vector picture at the column's width rather
+    than the inline backend's PNG."""
+    check_type("fig", fig, Figure)
+    return SVG(svg(fig))

@@ -1,5 +1,6 @@
-"""Reading the diagrams back: texts and boxes by their ids, the counts they show, layout problems (small
-fonts, overlapping texts, text outside its box or over another box, text off the figure), scrubber frames."""
+"""Reading the diagrams back: texts and boxes by their ids, the counts they show, how large a text shows in
+the book's column, layout problems (small fonts, overlapping texts, text outside its box or over another box,
+text off the figure), scrubber frames."""
 
 from __future__ import annotations
 
@@ -13,6 +14,21 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 TOLERANCE = 0.5  # pixels
+# The width of the book's content column for a figure, in CSS px: what chromium gives a figure's <img> in
+# _build/html at the browser tests' 1280 x 900 window (the <figure> is 688 px, less 8 px of padding each
+# side), measured with Playwright as tests/book_site drives it, alike on every page with a figure.
+COLUMN_PX = 672
+MIN_PX = 11  # the smallest a diagram's text may show in the column, in CSS px
+DIAGRAM_INCHES = 9.0  # the diagrams' width
+
+
+def shown_px(points: float, width_inches: float) -> float:
+    """How tall, in CSS px, a text of ``points`` shows when a figure ``width_inches`` wide is drawn as SVG
+    (96 px an inch at its natural size) and scaled down to the column, never up."""
+    return points * 96 / 72 * min(1.0, COLUMN_PX / (width_inches * 96))
+
+
+MIN_FONT = MIN_PX / shown_px(1.0, DIAGRAM_INCHES)  # 10.61 pt: the smallest font a 9-inch diagram may use
 
 
 def texts(fig) -> dict:
@@ -56,9 +72,9 @@ def scrubber_frames(page: str) -> list[np.ndarray]:
 
 
 def layout_problems(fig) -> list[str]:
-    """What would make a diagram hard to read: fonts under 8 pt, texts that overlap, a box's text spilling
-    out of it, a free text lying on a box, any text leaving the figure, a diagram's text on a chart, a chart
-    beside it leaving the figure."""
+    """What would make a diagram hard to read: fonts under MIN_FONT points, texts that overlap, a box's text
+    spilling out of it, a free text lying on a box, any text leaving the figure, a diagram's text on a chart,
+    a chart beside it leaving the figure."""
     if not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     renderer = fig.canvas.get_renderer()
@@ -73,7 +89,7 @@ def layout_problems(fig) -> list[str]:
                if (p.get_gid() or "").startswith("box-")}
         for t in shown:
             gid, e = t.get_gid(), extent[t.get_gid()]
-            if t.get_fontsize() < 8:
+            if t.get_fontsize() < MIN_FONT:
                 problems.append(f"{gid}: {t.get_fontsize()} pt")
             if not _inside(e, fig.bbox):
                 problems.append(f"{gid} leaves the figure")

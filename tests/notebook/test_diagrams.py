@@ -11,7 +11,19 @@ import sys
 import matplotlib.image as mpimg
 import numpy as np
 import pytest
-from figure_checks import arrow_tip, arrows, boxes, count, layout_problems, numbers, shaft_width, texts
+from figure_checks import (
+    MIN_PX,
+    arrow_tip,
+    arrows,
+    boxes,
+    count,
+    layout_problems,
+    numbers,
+    shaft_width,
+    shown_px,
+    texts,
+)
+from IPython.core.formatters import DisplayFormatter
 from matplotlib.figure import Figure
 
 from geron_lib import PRESETS, EncoderConfig, count_parameters
@@ -197,7 +209,7 @@ def test_recurrence_shows_what_each_relative_stores_and_how_deep_it_runs(name):
     assert count(fig, "albert_stored") == count(fig, "universal_stored") == count(fig, "equilibrium_stored")
     assert count(fig, "albert_stored") == shared
     assert texts(fig)["label-bert2"].get_text() == f"block {L}"
-    assert texts(fig)["text-albert_depth"].get_text() == f"runs it exactly L = {L} times"
+    assert " ".join(texts(fig)["text-albert_depth"].get_text().split()) == f"runs it exactly L = {L} times"
     for name_ in ("BERT", "ALBERT", "Universal Transformer", "Deep equilibrium model"):
         assert name_ in alt
     assert f"{unshared:,}" in alt and f"{shared:,}" in alt
@@ -205,7 +217,7 @@ def test_recurrence_shows_what_each_relative_stores_and_how_deep_it_runs(name):
 
 # 6. masking timelines ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("epochs, copies", [(8, 3), (40, 10), (1, 1), (5, 7)])
+@pytest.mark.parametrize("epochs, copies", [(8, 3), (30, 10), (1, 1), (5, 7)])
 def test_masking_timeline_shows_which_masking_each_epoch_uses(epochs, copies):
     fig, alt = D.masking_timeline_diagram(epochs, copies)
     tokenizer = WordTokenizer([f"w{i}" for i in range(20)])
@@ -249,10 +261,28 @@ def test_diagrams_stay_readable(fn, config):
     assert layout_problems(fig) == []
 
 
-@pytest.mark.parametrize("epochs, copies", [(1, 1), (8, 3), (39, 10), (40, 10), (40, 40)])
+@pytest.mark.parametrize("epochs, copies", [(1, 1), (8, 3), (29, 10), (30, 10), (30, 30)])
 def test_masking_timelines_stay_readable(epochs, copies):
     fig, _ = D.masking_timeline_diagram(epochs, copies)
     assert layout_problems(fig) == []
+
+
+@pytest.mark.parametrize("fn, config", [(fn, PRESETS[name]) for fn in CONFIG_DIAGRAMS
+                                        for name in ("albert-base-v2", "bert-large")]
+                         + [(lambda _: D.masking_timeline_diagram(30, 10), None)])
+def test_every_text_shows_at_least_11_px_in_the_books_column(fn, config):
+    """The page scales a diagram's SVG down to the column (figure_checks.COLUMN_PX, measured): the smallest
+    text, at its size in points and the figure's width in inches, must still show at MIN_PX or more."""
+    fig, _ = fn(config)
+    sizes = {t.get_fontsize() for t in texts(fig).values() if t.get_text().strip()}
+    smallest = shown_px(min(sizes), fig.get_figwidth())
+    assert smallest >= MIN_PX, f"{min(sizes)} pt, {fig.get_figwidth()} inches wide: {smallest:.2f} px"
+
+
+def test_shown_px_scales_a_wide_figure_down_to_the_column_and_never_up():
+    assert shown_px(12, 672 / 96) == pytest.approx(16)  # as wide as the column: natural size, 4/3 px a point
+    assert shown_px(12, 2 * 672 / 96) == pytest.approx(8)  # twice as wide: half size
+    assert shown_px(12, 3.0) == pytest.approx(16)  # narrower: never scaled up
 
 
 def test_layout_checks_catch_problems():
@@ -298,11 +328,26 @@ def test_svg_is_byte_identical_from_render_to_render_and_process_to_process():
     assert 'id="box-W_P"' in first[1] and 'id="count-embeddings"' in first[1]
 
 
+def test_show_gives_the_notebook_the_svg_alone_the_same_every_run():
+    """A cell ending with show(fig) outputs image/svg+xml (no PNG), the same bytes every run (strict nbval
+    compares SVG outputs), with the diagram's ids."""
+    formatter = DisplayFormatter()
+    fig, _ = D.head_split_diagram(PRESETS["bert-base"])
+    data, metadata = formatter.format(D.show(fig))
+    assert set(data) == {"image/svg+xml", "text/plain"} and not metadata
+    picture = data["image/svg+xml"]
+    assert picture.startswith("<svg") and 'width="648pt"' in picture and 'id="text-W_O_rule"' in picture
+    again, _ = formatter.format(D.show(D.head_split_diagram(PRESETS["bert-base"])[0]))
+    assert again == data
+    other, _ = formatter.format(D.show(D.head_split_diagram(PRESETS["bert-large"])[0]))
+    assert other["image/svg+xml"] != picture
+
+
 def test_draws_into_given_axes_and_replaces_what_it_drew():
-    fig, (chart, panel) = new_figure(2, 1, width=9, height=6)
+    fig, (chart, panel) = new_figure(2, 1, width=9, height=7)
     fig.set_layout_engine(None)
     chart.set_position((0.1, 0.6, 0.85, 0.35))
-    panel.set_position((0, 0, 1, 2.7 / 6))
+    panel.set_position((0, 0, 1, D.SIZES["embedding"][1] / 7))
     chart.plot([0, 1], [0, 1])
     out, alt = D.embedding_diagram(PRESETS["albert-base-v2"], ax=panel)
     assert out is fig and len(chart.lines) == 1 and len(boxes(fig, "W_P")) == 1
@@ -350,7 +395,7 @@ def test_redrawing_into_the_same_axes_gives_the_fresh_picture(fn):
 
 def test_redrawing_a_timeline_gives_the_fresh_picture():
     fig, ax = _panel("masking_timeline")
-    for epochs, copies in ((8, 3), (40, 10), (1, 1), (12, 4)):
+    for epochs, copies in ((8, 3), (30, 10), (1, 1), (12, 4)):
         D.masking_timeline_diagram(epochs, copies, ax=ax)
         assert np.array_equal(_pixels(fig), _pixels(D.masking_timeline_diagram(epochs, copies)[0]))
 
@@ -375,11 +420,12 @@ def test_bad_input_is_refused_before_drawing():
     ax.set_position((0, 0, 1, 1))
     assert D.sharing_diagram(bert, ax=ax)[0] is constrained and boxes(constrained, "layer")
     for kwargs, error, match in [(dict(epochs=0), ValueError, "epochs must be at least 1"),
-                                 (dict(epochs=41), ValueError, "epochs must be at most 40"),
+                                 (dict(epochs=31), ValueError, "epochs must be at most 30"),
                                  (dict(epochs=8.0), TypeError, "epochs must be an integer"),
                                  (dict(copies=0), ValueError, "copies must be at least 1"),
                                  (dict(copies=True), TypeError, "copies must be an integer")]:
         with pytest.raises(error, match=match):
             D.masking_timeline_diagram(**kwargs)
-    with pytest.raises(TypeError, match="fig must be a Figure"):
-        D.svg("figure.svg")
+    for fn in (D.svg, D.show):
+        with pytest.raises(TypeError, match="fig must be a Figure"):
+            fn("figure.svg")
