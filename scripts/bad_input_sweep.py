@@ -220,8 +220,11 @@ def report(results) -> str:
     lines.append("")
     lines.append(f"inputs tried: {len(results)}; " + ", ".join(f"{k}: {totals[k]}" for k in KINDS))
     if all_refusals:
+        slowest = max(((run.seconds, case) for case, kind, run in results if kind == CLEAR),
+                      key=lambda r: r[0])
         lines.append(f"median time to refuse: {statistics.median(all_refusals):.3f} ms "
-                     f"(max {max(all_refusals):.1f} ms) over {len(all_refusals)} clear errors")
+                     f"(max {1e3 * slowest[0]:.1f} ms: {slowest[1].entry} / {slowest[1].label}) "
+                     f"over {len(all_refusals)} clear errors")
     for case, kind, run in results:
         if kind in DEFECTS:
             detail = f"{run.raised[0].__name__}: {run.raised[1]}" if run.raised else ""
