@@ -207,8 +207,10 @@ def check_head_grid(T_values, h_values, hidden_size, batch) -> tuple[list[int], 
     (T_values, h_values, H, B) as ints, each list non-empty and H divisible by every h."""
     H = check_int("hidden_size", hidden_size, minimum=1)
     B = check_int("batch", batch, minimum=1)
-    T_values = [check_int("every T", T, minimum=1) for T in check_sequence("T_values", T_values, "integers")]
-    h_values = [check_int("every h", h, minimum=1) for h in check_sequence("h_values", h_values, "integers")]
+    T_values = [check_int("every T of T_values", T, minimum=1)
+                for T in check_sequence("T_values", T_values, "integers")]
+    h_values = [check_int("every h of h_values", h, minimum=1)
+                for h in check_sequence("h_values", h_values, "integers")]
     if not T_values or not h_values:
         raise ValueError("T_values and h_values must each hold at least one value")
     bad = [h for h in h_values if H % h]
