@@ -52,7 +52,8 @@ def loop_vs_batched(form: str, T_values, h_values, *, hidden_size: int = 128, ba
     T_values, h_values, H, B = check_head_grid(T_values, h_values, hidden_size, batch)
     repeat, seed = check_timing(repeat, clock), check_int("seed", seed, minimum=0)
     check_memory(max(forward_activation_bytes(B, T, H, h, H, form, 8) for T in T_values for h in h_values),
-                 f"loop_vs_batched's attention at batch={B}, T_values up to {max(T_values)}")
+                 f"loop_vs_batched's attention at batch={B}, hidden_size={H}, T_values up to "
+                 f"{max(T_values)}")
     rng = np.random.default_rng(seed)
     weights = {h: random_attention_weights(H, h, form, seed=seed) for h in h_values}
     for h in h_values:  # every size's memory, before any work: broadcast views allocate nothing

@@ -106,7 +106,7 @@ def low_rank_table(vocab_size: int, hidden_size: int, rank: int, *, noise: float
     if noise < 0:
         raise ValueError(f"noise must be at least 0, got {noise}")
     seed = check_int("seed", seed, minimum=0)
-    check_memory(8 * (2 * V * H + (V + H) * r), f"a {V} x {H} table")
+    check_memory(8 * (2 * V * H + (V + H) * r), f"a vocab_size={V} x hidden_size={H} table")
     rng = np.random.default_rng(seed)
     structure = rng.standard_normal((V, r)) @ rng.standard_normal((r, H)) / np.sqrt(r)
     return structure + noise * rng.standard_normal((V, H))

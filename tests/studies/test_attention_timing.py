@@ -27,7 +27,7 @@ def test_timing_rows_and_bad_requests():
         loop_vs_batched("concat", [4], [2, 3], hidden_size=8)
     with pytest.raises(ValueError, match="at least one value"):
         loop_vs_batched("concat", [], [1])
-    with pytest.raises(ValueError, match="every T must be at least 1"):
+    with pytest.raises(ValueError, match="every T of T_values must be at least 1"):
         loop_vs_batched("concat", [0], [1])
     with pytest.raises(ValueError, match="GiB, above the limit"):
         loop_vs_batched("sum", [10**6], [1], hidden_size=4)
