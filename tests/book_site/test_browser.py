@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import xml.etree.ElementTree as ET
 from urllib.parse import quote
 
 import ipywidgets as widgets
@@ -16,6 +17,7 @@ from geron_lib.notebook.explorer import Explorer
 from .pages import (
     SCREENSHOTS,
     launch_urls,
+    notebook,
     notebook_pages,
     prose_of_built_page,
     scrubber_count,
@@ -175,3 +177,64 @@ def test_code_fits_the_column(visit, docname):
     wide = v.page.evaluate(OVERFLOWING_CODE)
     assert not wide, (f"{len(wide)} code blocks of {docname} scroll sideways at 1280 px; widest lines:\n"
                       + "\n".join(f"  +{extra}px: {line!r}" for _, extra, line in wide))
+
+
+# A diagram figure of the page: its picture (an <img>'s address, or an inline <svg>) and its rendered width.
+DIAGRAM_PICTURE = """id => {
+  const figure = document.getElementById(id);
+  if (!figure) return null;
+  const svg = figure.querySelector('svg'), img = figure.querySelector('img');
+  const shown = svg || img;
+  return {src: img && !svg ? img.src : null, inline: svg ? svg.outerHTML : null,
+          width: shown ? shown.getBoundingClientRect().width : 0};
+}"""
+DIAGRAM_CALL = re.compile(r"\b\w+_diagram\(")
+MIN_DIAGRAM_PX = 11  # the smallest a diagram's text may show, in CSS px
+TEXT_ROLES = re.compile(r"(label|detail|count|text)-")  # the ids of geron_lib.notebook.diagrams texts
+GLYPHS = re.compile(r"scale\(([\d.]+) -\1\)")  # matplotlib's text as paths: 1/100 of the font size
+
+
+def _diagram_figures(docname: str) -> list[str]:
+    """The figures of a notebook's diagram cells (code cells calling a *_diagram function), by name."""
+    return [cell["metadata"]["mystnb"]["figure"]["name"] for cell in notebook(docname)["cells"]
+            if cell["cell_type"] == "code" and DIAGRAM_CALL.search("".join(cell["source"]))
+            and "figure" in cell["metadata"].get("mystnb", {})]
+
+
+def _text_sizes(svg: str) -> dict[str, float]:
+    """Each text's font size (in the SVG's user units) by id: its glyphs' largest scale (a formula's
+    subscripts are smaller by design), from matplotlib's text drawn as paths."""
+    sizes = {}
+    for group in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}g"):
+        if TEXT_ROLES.match(group.get("id", "")):
+            scales = [float(m.group(1)) for g in group.iter() for m in [GLYPHS.search(g.get("transform", ""))]
+                      if m]
+            if scales:
+                sizes[group.get("id")] = 100 * max(scales)
+    return sizes
+
+
+@pytest.mark.parametrize("docname", [page for page in notebook_pages() if _diagram_figures(page)])
+def test_diagrams_are_svg_and_their_smallest_text_shows_at_11_px(visit, docname):
+    """Every diagram reaches the page as a vector picture, and at the width the browser gives it (the column,
+    at 1280 px), its smallest text is at least 11 CSS px: font size x rendered width / the SVG's width."""
+    v = visit(_page(docname))
+    for name in _diagram_figures(docname):
+        found = v.page.evaluate(DIAGRAM_PICTURE, name)
+        assert found and found["width"] > 0, f"no picture in figure #{name}"
+        if found["inline"] is None:
+            assert found["src"].endswith(".svg"), f"figure #{name} is not an SVG: {found['src'][:60]}"
+            response = v.page.request.get(found["src"])
+            assert response.ok, f"{found['src']}: HTTP {response.status}"
+            svg = response.text()
+        else:
+            svg = found["inline"]
+        root = ET.fromstring(svg)
+        view_width = float(root.get("viewBox").split()[2])
+        sizes = _text_sizes(svg)
+        assert sizes, f"figure #{name}: no diagram texts found in its SVG"
+        smallest = min(sizes, key=sizes.get)
+        px = sizes[smallest] * found["width"] / view_width
+        assert px >= MIN_DIAGRAM_PX, (f"figure #{name}: {smallest} shows at {px:.2f} px "
+                                      f"({found['width']:.0f} px wide)")
+    assert not v.problems, "\n".join(v.problems)
