@@ -109,6 +109,18 @@ def test_expected_distinct_masks_lies_between_one_and_the_draws(N, p, epochs, sc
     )
 
 
+@MODEST
+@given(st.integers(1, 400), st.floats(1e-4, 1 - 1e-4), st.integers(1, 10**7))
+def test_expected_distinct_masks_equals_the_full_sum_in_high_precision(N, p, n):
+    # every j of 0..N, in 60 digits: the binomial tail the function sums at once must not change the result
+    mpmath = pytest.importorskip("mpmath")  # with sympy, which torch (the hf extra) installs
+    mpmath.mp.dps = 60
+    P = mpmath.mpf(p)
+    full = mpmath.fsum(mpmath.binomial(N, j) * -mpmath.expm1(n * mpmath.log1p(-(P**j * (1 - P) ** (N - j))))
+                       for j in range(N + 1))
+    assert M.expected_distinct_masks(N, p, n, "dynamic") == pytest.approx(float(full), rel=1e-8)
+
+
 # token ids -----------------------------------------------------------------------------------------------
 texts = st.lists(st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join), min_size=1, max_size=6)
 
