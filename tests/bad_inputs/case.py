@@ -7,8 +7,8 @@ child process with a time limit, and counts the outcomes for the README's bad-in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 @dataclass(frozen=True)

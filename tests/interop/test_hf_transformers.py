@@ -220,7 +220,8 @@ def test_attentions_match_transformers_output_attentions(hf, model_type):
     with torch.inference_mode():
         theirs = model(input_ids=torch.from_numpy(ids), token_type_ids=torch.from_numpy(types),
                        attention_mask=torch.from_numpy(mask), output_attentions=True).attentions
-    ours = encoder_from_hf(config, hf.numpy_state_dict(model)).attentions(ids, token_type_ids=types, attention_mask=mask)
+    ours = encoder_from_hf(config, hf.numpy_state_dict(model)).attentions(ids, token_type_ids=types,
+                                                                          attention_mask=mask)
     assert len(ours) == len(theirs) == config.num_hidden_layers
     for a, b in zip(ours, theirs, strict=True):
         real = mask.astype(bool)[:, None, :, None]  # rows of real positions (padded rows are not compared)

@@ -199,7 +199,8 @@ def test_finetune_is_seeded():
 def test_accuracy_counts_the_highest_logit_over_batches():
     model = SequenceClassifier(tiny_encoder(), 2, seed=5)
     ids, types, labels = first_token_task(10, 1, seed=3).train
-    predicted = model.logits(ids, token_type_ids=types, attention_mask=(ids != 0).astype(np.int64)).argmax(axis=1)
+    mask = (ids != 0).astype(np.int64)
+    predicted = model.logits(ids, token_type_ids=types, attention_mask=mask).argmax(axis=1)
     for flip in (np.zeros(10, bool), np.arange(10) < 3):  # all right, then 3 of 10 wrong
         assert accuracy(model, (ids, types, np.where(flip, 1 - predicted, predicted)), batch_size=3) == \
             1 - flip.mean()
