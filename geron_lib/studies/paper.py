@@ -125,10 +125,21 @@ def _check_rows(rows) -> list[PaperRow]:
     return rows
 
 
+def _check_candidates(candidates) -> list[Accounting]:
+    """``candidates`` as a non-empty list of Accounting; None: every one of :func:`accountings`."""
+    if candidates is None:
+        return accountings()
+    candidates = check_sequence("candidates", candidates, "Accounting")
+    if not candidates or not all(isinstance(a, Accounting) for a in candidates):
+        raise TypeError("candidates must be a non-empty sequence of Accounting (as accountings() returns)")
+    return candidates
+
+
 def reproduces(accounting: Accounting, rows, rounding: str = "nearest") -> bool:
     """True when counting every row ``accounting``'s way and rounding gives the paper's figure."""
     check_type("accounting", accounting, Accounting)
     check_choice("rounding", rounding, ROUNDINGS)
+    rows = _check_rows(rows)
     return all(to_millions(accounting.count(row.config), rounding) == row.millions for row in rows)
 
 
@@ -136,8 +147,9 @@ def reproducing(rows, rounding: str = "nearest", candidates=None) -> list[Accoun
     """The accountings (of ``candidates``, default :func:`accountings`) that reproduce every row; of
     several that give these rows the same counts, only the first (the simplest) is listed."""
     rows = _check_rows(rows)
+    check_choice("rounding", rounding, ROUNDINGS)
     found, seen = [], set()
-    for a in accountings() if candidates is None else candidates:
+    for a in _check_candidates(candidates):
         counts = tuple(a.count(row.config) for row in rows)
         if counts not in seen and reproduces(a, rows, rounding):
             found.append(a)
@@ -149,6 +161,7 @@ def extra_needed(row: PaperRow, rounding: str = "nearest", accounting: Accountin
     """The range [low, high) of parameters that, added to ``accounting``'s count, round to the figure."""
     check_type("row", row, PaperRow)
     check_choice("rounding", rounding, ROUNDINGS)
+    check_type("accounting", accounting, Accounting)
     low = {"nearest": row.millions * MILLION - MILLION // 2, "down": row.millions * MILLION,
            "up": (row.millions - 1) * MILLION + 1}[rounding]
     n = accounting.count(row.config)
@@ -158,7 +171,7 @@ def extra_needed(row: PaperRow, rounding: str = "nearest", accounting: Accountin
 def largest_count(row: PaperRow, candidates=None) -> int:
     """The largest count of ``row`` any accounting (default: all of :func:`accountings`) reaches."""
     _check_rows([row])
-    return max(a.count(row.config) for a in (accountings() if candidates is None else candidates))
+    return max(a.count(row.config) for a in _check_candidates(candidates))
 
 
 def markdown_table(rows, columns: dict[str, Accounting]) -> str:

@@ -1224,3 +1224,50 @@ err(
     TypeError,
     "paragraph_ids",
 )
+
+# the paper's tables --------------------------------------------------------------------------------------
+ROW = paper.TABLE_1[2]
+err("paper.reproduces", "rows a str", lambda: paper.reproduces(paper.PLAIN, "ALBERT base"), TypeError, "rows")
+err("paper.reproduces", "accounting None", lambda: paper.reproduces(None, [ROW]), TypeError, "accounting")
+err(
+    "paper.reproducing",
+    "candidates an int",
+    lambda: paper.reproducing([ROW], candidates=5),
+    TypeError,
+    "candidates",
+)
+err(
+    "paper.reproducing",
+    "candidates empty",
+    lambda: paper.reproducing([ROW], candidates=[]),
+    TypeError,
+    "candidates",
+)
+err("paper.reproducing", "rounding 'half'", lambda: paper.reproducing([ROW], "half"), ValueError, "rounding")
+err(
+    "paper.extra_needed",
+    "accounting a str",
+    lambda: paper.extra_needed(ROW, accounting="plain"),
+    TypeError,
+    "accounting",
+)
+err(
+    "paper.largest_count",
+    "candidates holding a str",
+    lambda: paper.largest_count(ROW, ["plain"]),
+    TypeError,
+    "candidates",
+)
+ok(
+    "paper.largest_count",
+    "candidates a generator",
+    lambda: paper.largest_count(ROW, (a for a in [paper.PLAIN])),
+    lambda v: v == paper.PLAIN.count(ROW.config),
+)
+err(
+    "paper.markdown_table",
+    "columns a list",
+    lambda: paper.markdown_table([ROW], [paper.PLAIN]),
+    TypeError,
+    "columns",
+)
