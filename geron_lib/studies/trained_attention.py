@@ -11,7 +11,7 @@ from ..model.checkpoint import encoder_from_arrays
 from ..model.encoder import Encoder
 from ..pretraining.subword import WordPieceTokenizer
 from ..pretraining.tokenizer import SPECIAL_TOKENS
-from ..validate import check_int, check_type
+from ..validate import check_finite_array, check_int, check_type
 from .tradeoffs import STORED, Setup
 
 #: The cell and seed shipped: ``scripts/ship_miniature.py`` copies its weights from the grid's cache.
@@ -59,7 +59,7 @@ def pattern_shares(A: np.ndarray) -> dict[str, np.ndarray]:
 
     each an (L, h) array; weights spread evenly would give 1/T, 1/T, about 3/T and 1/T.
     """
-    A = np.asarray(A)
+    A = check_finite_array("A", np.asarray(A))
     if A.ndim != 4 or A.shape[2] != A.shape[3]:
         raise ValueError(f"A must be (L, h, T, T); got shape {A.shape}")
     T = A.shape[-1]

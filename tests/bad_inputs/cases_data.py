@@ -37,6 +37,7 @@ from geron_lib.studies import (
     paper,
     roberta_paper,
     sentence_tasks,
+    trained_attention,
 )
 from geron_lib.studies import conversions as conv
 from geron_lib.studies import dynamic_masking as dm
@@ -1270,4 +1271,31 @@ err(
     lambda: paper.markdown_table([ROW], [paper.PLAIN]),
     TypeError,
     "columns",
+)
+err(
+    "pattern_shares",
+    "A empty",
+    lambda: trained_attention.pattern_shares(np.zeros((1, 1, 0, 0))),
+    ValueError,
+    "A",
+)
+err(
+    "pattern_shares",
+    "A holding NaN",
+    lambda: trained_attention.pattern_shares(np.full((1, 1, 2, 2), NAN)),
+    ValueError,
+    "A",
+)
+err(
+    "pattern_shares",
+    "A of strings",
+    lambda: trained_attention.pattern_shares(np.full((1, 1, 2, 2), "a")),
+    TypeError,
+    "A",
+)
+ok(
+    "pattern_shares",
+    "A a nested list",
+    lambda: trained_attention.pattern_shares([[[[0.5, 0.5], [0.5, 0.5]]]])["first"].tolist(),
+    lambda v: v == [[0.5]],
 )
