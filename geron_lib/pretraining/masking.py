@@ -261,7 +261,7 @@ def expected_distinct_masks(n_tokens: int, mask_prob: float, epochs: int,
     (n from :func:`draws_per_sequence`). Where n q_j < 1e-8 a term is
     n C(N, j) q_j to 1e-8, n times the binomial probability of j; log q_j
     is linear in j, so those j are one end of 0..N, summed at once as a
-    binomial tail, and the other j are few (at most a few hundred).
+    binomial tail, and the other j are few (a few dozen at most).
     """
     N = check_int("n_tokens", n_tokens, minimum=1, maximum=2**53)
     p = check_open_unit("mask_prob", mask_prob)
