@@ -16,12 +16,13 @@ from ..validate import check_int, check_memory
 
 
 def _check_weights(w: dict, num_attention_heads, form: str, maps: int) -> tuple[int, int]:
-    """(H, h) of complete, finite float weights of ``form`` (integer weights would truncate the factors),
-    with memory for ``maps`` arrays of (h, H, H): the value maps and what is computed from them."""
+    """(H, h) of complete, finite float32 or float64 weights of ``form`` (integer weights would truncate
+    the factors, and numpy's SVD takes no float16), with memory for ``maps`` arrays of (h, H, H): the
+    value maps and what is computed from them."""
     H, h = check_attention_weights(w, num_attention_heads, form)
     for k, v in w.items():
-        if isinstance(v, np.ndarray) and v.dtype.kind != "f":
-            raise TypeError(f"w[{k!r}] must hold floats, got {v.dtype}")
+        if isinstance(v, np.ndarray) and v.dtype not in (np.float32, np.float64):
+            raise TypeError(f"w[{k!r}] must hold float32 or float64 numbers, got {v.dtype}")
     check_memory(maps * h * H * H * w["W_V"].itemsize, f"{maps} x {h} value maps of {H} x {H}")
     return H, h
 

@@ -1299,3 +1299,20 @@ ok(
     lambda: trained_attention.pattern_shares([[[[0.5, 0.5], [0.5, 0.5]]]])["first"].tolist(),
     lambda v: v == [[0.5]],
 )
+err(
+    "sum_to_concat",
+    "W_V float16",
+    lambda: conv.sum_to_concat({**W_SUM, "W_V": W_SUM["W_V"].astype(np.float16)}, 2),
+    TypeError,
+    "W_V",
+)
+ok(
+    "sum_to_concat",
+    "float32 weights, exact round trip",
+    lambda: (
+        conv.sum_to_concat(
+            conv.concat_to_sum({k: v.astype(np.float32) for k, v in W_CAT.items()}, 2), 2
+        ).error
+    ),
+    lambda e: e < 1e-5,
+)
