@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(Path(__file__).resolve().parent))  # last: scripts/assignments.py hides no package
 from colab_cells import RELEASE_REF, ROOT, repository  # noqa: E402
 
 #: The address the book carried before a real one was set; no release may point at it.
