@@ -104,7 +104,7 @@ def test_figures_are_images_with_alt_text(docname):
             text = "".join(d.get("text/plain", ""))
             assert not (re.match(r"<Figure size \d+x\d+ with", text) and "image/png" not in d), (
                 f"{where}: a figure shows as text; run %matplotlib inline before the first figure")
-            if "image/png" in d:
+            if "image/png" in d or "image/svg+xml" in d:
                 alt = cell.get("metadata", {}).get("mystnb", {}).get("image", {}).get("alt", "")
                 assert alt.strip(), f"{where}: a figure needs cell metadata mystnb.image.alt"
 
