@@ -56,10 +56,14 @@ def _affine_powers(n: int) -> tuple[np.ndarray, np.ndarray]:
     return a, c
 
 
+def _check_draws_memory(n_seeds: int, n: int) -> None:
+    # a_k and c_k (uint32), then per seed its states (uint32) and their floats (float64)
+    check_memory(8 * n + 12 * n_seeds * n, f"{n_seeds:,} seeds x n = {n:,} draws")
+
+
 def _states(seeds: np.ndarray, n: int) -> np.ndarray:
     """States s_1 .. s_n for each of ``seeds`` (int64 array): shape (len(seeds), n), uint32."""
-    # a_k and c_k (uint32), then per seed its states (uint32) and their floats (float64)
-    check_memory(8 * n + 12 * seeds.size * n, f"{seeds.size:,} seeds x n = {n:,} draws")
+    _check_draws_memory(seeds.size, n)
     if n == 0:
         return np.empty((seeds.size, 0), dtype=np.uint32)
     a, c = _affine_powers(n)
@@ -86,9 +90,11 @@ def draws(seed: int, n: int, scale: float = 0.1) -> np.ndarray:
 
 def draws_rows(seeds, n: int, scale: float = 0.1) -> np.ndarray:
     """Row i holds the first ``n`` draws from ``seeds[i]``: (len(seeds), n), one vectorised pass."""
-    seeds = check_sequence("seeds", seeds, "integer seeds")
     n, scale = check_int("n", n, minimum=0), check_positive_number("scale", scale)
-    check_memory(8 * n + 12 * len(seeds) * n, f"{len(seeds):,} seeds x n = {n:,} draws")
+    if isinstance(seeds, list | tuple | range):  # their number is known before they are read
+        _check_draws_memory(len(seeds), n)
+    seeds = check_sequence("seeds", seeds, "integer seeds")
+    _check_draws_memory(len(seeds), n)
     seeds = np.array([check_int("seeds", s) % M for s in seeds], dtype=np.int64)
     return _to_unit(_states(seeds, n), scale)
 

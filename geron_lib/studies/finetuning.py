@@ -101,10 +101,13 @@ def tasks(paragraph_ids, tokenizer, T: int, budget: FineTuning = FineTuning(), *
     seed = check_int("seed", seed, minimum=0)
     ids = [check_int(f"paragraph_ids[{k}]", i, minimum=0)
            for k, i in enumerate(check_sequence("paragraph_ids", paragraph_ids, "paragraph indices"))]
+    if len(ids) < 10 or len(set(ids)) < len(ids):
+        raise ValueError("paragraph_ids must hold at least 10 distinct indices (a repeated one could be in "
+                         "both parts)")
     paragraphs = corpus.docs_paragraphs()
-    if len(ids) < 10 or max(ids) >= len(paragraphs) or len(set(ids)) < len(ids):
-        raise ValueError(f"paragraph_ids must hold at least 10 distinct indices below {len(paragraphs)} (a "
-                         "repeated one could be in both parts)")
+    if max(ids) >= len(paragraphs):
+        raise ValueError(f"paragraph_ids must be below {len(paragraphs)}, the paragraphs of the "
+                         f"documentation corpus; got {max(ids)}")
     rng = np.random.default_rng(seed)
     is_test = np.zeros(len(ids), bool)
     is_test[rng.permutation(len(ids))[: round(budget.test_share * len(ids))]] = True

@@ -1316,3 +1316,10 @@ ok(
     ),
     lambda e: e < 1e-5,
 )
+err(
+    "finetuning.tasks",
+    "paragraph_ids past the corpus",
+    lambda: finetuning.tasks(range(10**7, 10**7 + 10), TOK, 16),
+    ValueError,
+    "paragraph_ids",
+)
