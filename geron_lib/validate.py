@@ -112,8 +112,9 @@ def check_choice(name: str, value, choices) -> str:
 def check_float_dtype(name: str, value) -> np.dtype:
     """``value`` as a numpy dtype, which must be float32 or float64 (None, which numpy reads as float64, is
     refused: say which)."""
-    if value is None:
-        raise TypeError(f"{name} must be float32 or float64, got None")
+    if value is None or isinstance(value, np.generic | np.ndarray | numbers.Number):
+        # numpy would read the dtype off a number or an array: np.dtype(np.float32(0.5)) is float32
+        raise TypeError(f"{name} must be float32 or float64 (a dtype or its name), got {value!r}")
     try:
         dtype = np.dtype(value)
     except (TypeError, ValueError):

@@ -200,6 +200,7 @@ def test_the_shared_checks_convert_numpy_numbers_and_name_the_rule():
 def test_float_dtype_refuses_none_and_garbage_by_name():
     from geron_lib.validate import check_float_dtype
 
-    for bad in (None, "garbage", 5):
+    # numpy reads a dtype off a number or an array (np.dtype(np.float32(0.5)) is float32): refused too
+    for bad in (None, "garbage", 5, 0.5, np.float32(0.5), np.zeros(2), np.float64(1.0)):
         with pytest.raises(TypeError, match="dtype must be float32 or float64"):
             check_float_dtype("dtype", bad)

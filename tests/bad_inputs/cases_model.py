@@ -235,6 +235,8 @@ err(E, "dtype 'garbage'", lambda: training_memory.training_memory(CFG, 2, 8, dty
     "dtype", "float32 or float64")
 err(E, "dtype None", lambda: training_memory.training_memory(CFG, 2, 8, dtype=None), TypeError, "dtype")
 err(E, "dtype int", lambda: training_memory.training_memory(CFG, 2, 8, dtype=int), ValueError, "dtype")
+err(E, "dtype a numpy float (numpy reads float32 off it)",
+    lambda: training_memory.training_memory(CFG, 2, 8, dtype=np.float32(0.5)), TypeError, "dtype")
 err(E, "batch -1", lambda: training_memory.training_memory(CFG, -1, 8), ValueError, "batch", "at least 1")
 err(E, "seq_len 100 past 16 positions", lambda: training_memory.training_memory(CFG, 2, 100), ValueError,
     "seq_len")
