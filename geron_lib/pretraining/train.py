@@ -135,6 +135,11 @@ class AdamW:
             p -= s
 
 
+#: The most epochs (and held-out evaluations) one training run may plan: the book's runs take at most
+#: 40; each epoch stores its evaluation step, and a run of more would take days on a laptop.
+MAX_EPOCHS = 10_000
+
+
 @dataclass(frozen=True)
 class TrainingConfig:
     """How to train: every setting of :func:`train_mlm`, checked once, here.
@@ -156,16 +161,18 @@ class TrainingConfig:
     blas_threads: int | None = 1
 
     def __post_init__(self):
-        checked = {name: check_int(name, getattr(self, name), minimum=1) for name in ("epochs", "batch_size")}
+        checked = {"epochs": check_int("epochs", self.epochs, minimum=1, maximum=MAX_EPOCHS),
+                   "batch_size": check_int("batch_size", self.batch_size, minimum=1)}
         checked["lr"] = check_positive_number("lr", self.lr)
         # the fraction of the steps spent warming up; AdamW's decay, a fraction of the weights per unit lr
         for name in ("warmup", "weight_decay"):
             checked[name] = check_unit_interval(name, getattr(self, name))
         checked["max_grad_norm"] = check_positive_number("max_grad_norm", self.max_grad_norm)
         checked["seed"] = check_int("seed", self.seed, minimum=0)
-        for name in ("blas_threads", "evaluations"):
-            if getattr(self, name) is not None:
-                checked[name] = check_int(name, getattr(self, name), minimum=1)
+        if self.blas_threads is not None:
+            checked["blas_threads"] = check_int("blas_threads", self.blas_threads, minimum=1)
+        if self.evaluations is not None:
+            checked["evaluations"] = check_int("evaluations", self.evaluations, minimum=1, maximum=MAX_EPOCHS)
         for name, value in checked.items():  # numpy numbers stored as Python ones
             object.__setattr__(self, name, value)
 

@@ -607,6 +607,9 @@ err(E, "weight_decay -0.01", lambda: TrainingConfig(weight_decay=-0.01), ValueEr
 err(E, "weight_decay NaN", lambda: TrainingConfig(weight_decay=NAN), ValueError, "weight_decay", "finite")
 err(E, "lr NaN", lambda: TrainingConfig(lr=NAN), ValueError, "lr", "finite")
 err(E, "lr 0", lambda: TrainingConfig(lr=0), ValueError, "lr", "positive")
+err(E, "epochs 10**9 (a list of 10**9 evaluation steps, days of training)",
+    lambda: TrainingConfig(epochs=10**9), ValueError, "epochs", "at most 10000")
+err(E, "evaluations 10**9", lambda: TrainingConfig(evaluations=10**9), ValueError, "evaluations", "at most")
 err(E, "lr 10**400", lambda: TrainingConfig(lr=10**400), ValueError, "lr", "finite")
 err(E, "warmup 1", lambda: TrainingConfig(warmup=1), ValueError, "warmup", "[0, 1)")
 err(E, "epochs 0", lambda: TrainingConfig(epochs=0), ValueError, "epochs", "at least 1")
