@@ -24,7 +24,13 @@ import matplotlib as mpl
 from IPython.display import HTML
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
+from .diagrams import SMALL
 from .plots import new_figure
+
+#: The PNGs' resolution: a 9-inch frame is 720 px, drawn at 672 / 720 of that in the book's column.
+PNG_DPI = 80
+#: Every text's default size (tick labels, axis labels, legends): as small as a diagram's smallest text.
+FONT = {"font.size": SMALL}
 
 
 class Explorer:
@@ -32,7 +38,9 @@ class Explorer:
 
     ``controls`` maps names to ipywidgets value widgets (sliders, dropdowns, ...).
     ``plot(fig, **values)`` draws on ``fig`` (it may keep its artists between calls) and returns
-    the numbers it plotted, kept as ``.data`` so that tests can check them.
+    the numbers it plotted, kept as ``.data`` so that tests can check them. It draws with :data:`FONT` as
+    the default font size, so that texts it sizes by name ("medium", "large") or not at all show at 11 px or
+    more in the book's column when the figure is at most 9 inches wide.
     """
 
     def __init__(self, controls: dict[str, widgets.ValueWidget], plot: Callable[..., dict], *,
@@ -43,7 +51,7 @@ class Explorer:
         FigureCanvasAgg(self.fig)  # one canvas for every frame, so text metrics are cached between frames
         self.image = widgets.Image(format="png", layout=widgets.Layout(max_width="100%"))
         self._live = False  # True once widget() has been shown: then every change is rendered into the image
-        self.data = self.plot(self.fig, **self.values)
+        self.data = self._draw(**self.values)
         for control in controls.values():
             control.observe(self._changed, names="value")
 
@@ -51,8 +59,12 @@ class Explorer:
     def values(self) -> dict:
         return {name: c.value for name, c in self.controls.items()}
 
+    def _draw(self, **values) -> dict:
+        with mpl.rc_context(FONT):
+            return self.plot(self.fig, **values)
+
     def _changed(self, _change=None):
-        self.data = self.plot(self.fig, **self.values)
+        self.data = self._draw(**self.values)
         if self._live:
             self.image.value = self.png()
 
@@ -71,7 +83,7 @@ class Explorer:
         no larger)."""
         buffer = io.BytesIO()
         with mpl.rc_context({"text.hinting": "no_hinting"}):
-            self.fig.savefig(buffer, format="png", dpi=80, metadata={"Software": None},
+            self.fig.savefig(buffer, format="png", dpi=PNG_DPI, metadata={"Software": None},
                              pil_kwargs={"compress_level": 1})
         return buffer.getvalue()
 
@@ -97,9 +109,9 @@ class Explorer:
         saved = self.values
         frames = []
         for combo in itertools.product(*grid.values()):
-            self.plot(self.fig, **(saved | dict(zip(grid, combo, strict=True))))
+            self._draw(**(saved | dict(zip(grid, combo, strict=True))))
             frames.append(base64.b64encode(self.png()).decode("ascii"))
-        self.data = self.plot(self.fig, **saved)
+        self.data = self._draw(**saved)
         start = [values.index(saved[k]) if saved[k] in values else 0 for k, values in grid.items()]
         return HTML(scrubber_html(name, grid, frames, start, self.alt))
 

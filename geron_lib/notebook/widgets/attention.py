@@ -11,7 +11,7 @@ from matplotlib.ticker import FuncFormatter
 from ...config import EncoderConfig
 from ...costs.params import attention_param_items
 from ...validate import check_int
-from ..diagrams import SIZES, output_projection_diagram
+from ..diagrams import SIZES, SMALL, output_projection_diagram
 from ..explorer import Explorer
 from ..plots import PALETTE
 from .embeddings import CHARTS_HEIGHT, two_panels
@@ -42,9 +42,9 @@ def _draw(fig, H: int, h: int, max_heads: int) -> dict:
             bars_ax.bar(list(FORM_LABELS.values()), [1, 1], bottom=bottom, color=colour,
                         label=ROLE_LABELS[role])
         for x in range(2):
-            bars_ax.text(x, 0, "", ha="center", va="bottom", fontsize=9)
+            bars_ax.text(x, 0, "", ha="center", va="bottom", fontsize=SMALL)
         bars_ax.set_ylabel("parameters per layer (millions)")
-        bars_ax.legend(loc="upper left", fontsize=8, frameon=False)
+        bars_ax.legend(loc="upper left", frameon=False)
         ratio_ax.plot([], [], "o-", color=PALETTE[6], label="whole sublayer, with biases")
         ratio_ax.plot([], [], ":", color=PALETTE[0], label="values and output, no biases (h / 2)")
         ratio_ax.plot([], [], "o", ms=11, mfc="none", mec=PALETTE[0], mew=2)
@@ -55,7 +55,7 @@ def _draw(fig, H: int, h: int, max_heads: int) -> dict:
             axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ratio_ax.set_xlabel("h, heads (divisors of H)")
         ratio_ax.set_ylabel("sum / concat parameters")
-        ratio_ax.legend(loc="upper left", fontsize=8, frameon=False)
+        ratio_ax.legend(loc="upper left", frameon=False)
     bars_ax, ratio_ax, diagram = fig.axes
     for role, container in zip(ROLES, bars_ax.containers, strict=True):
         for x, (form, rect) in enumerate(zip(FORM_LABELS, container, strict=True)):
@@ -64,8 +64,8 @@ def _draw(fig, H: int, h: int, max_heads: int) -> dict:
             rect.set_height(items[form][role] / 1e6)
             bars_ax.texts[x].set_position((x, totals[form] / 1e6))
             bars_ax.texts[x].set_text(f"{totals[form]:,}")
-    bars_ax.set_ylim(0, 1.25 * max(totals.values()) / 1e6)
-    bars_ax.set_title(f"H = {H}, h = {h}, d_head = {H // h}", fontsize=10)
+    bars_ax.set_ylim(0, 1.65 * max(totals.values()) / 1e6)  # the legend above the bars
+    bars_ax.set_title(f"H = {H}, h = {h}, d_head = {H // h}", fontsize=SMALL)
     line, half, here = ratio_ax.lines[:3]
     line.set_data(heads, ratios)
     half.set_data(heads, [n / 2 for n in heads])
@@ -73,7 +73,7 @@ def _draw(fig, H: int, h: int, max_heads: int) -> dict:
     here.set_data([h], [ratio])
     ratio_ax.set_xlim(0.8, max(heads) * 1.25)
     ratio_ax.set_ylim(min(0.4, min(ratios) / 1.3), max(ratios + [n / 2 for n in heads]) * 1.5)
-    ratio_ax.set_title(f"sum / concat = {ratio:.2f}", fontsize=10)
+    ratio_ax.set_title(f"sum / concat = {ratio:.2f}", fontsize=SMALL)
     output_projection_diagram(EncoderConfig(hidden_size=H, num_attention_heads=h), ax=diagram)
     return {"concat": totals["concat"], "sum": totals["sum"], "ratio": ratio, "heads": heads,
             "ratios": ratios, "items": items}

@@ -19,8 +19,10 @@ from ...costs.params import count_parameters
 from ...costs.training_memory import training_memory
 from ...studies.tradeoffs import load_stored, nearest_cell, spread
 from ...validate import check_choice, check_int
+from ..diagrams import SMALL
 from ..explorer import Explorer
 from ..plots import PALETTE, fixed_layout
+from .embeddings import WIDTH
 
 EMBEDDING_SIZES = (16, 32, 64, 128, 256, 512, 768, 1024, 2048, 4096)
 HIDDEN_SIZES = (256, 512, 768, 1024, 2048, 4096)
@@ -81,20 +83,23 @@ def _size(value: float, unit: str) -> str:
 
 
 UNITS = {"parameters": "", "parameter_bytes": "B", "activations": "B", "flops": "", "rule_of_thumb": ""}
+HEIGHT = 5.4  # inches: the panels and, above them, titles of three lines
 
 
 def _draw_axes(fig, result):
     fixed_layout(fig)
-    left, right = fig.subplots(1, 2, width_ratios=(1.25, 1),
-                               gridspec_kw=dict(left=0.17, right=0.98, bottom=0.15, top=0.83, wspace=0.3))
+    left, right = fig.subplots(1, 2, width_ratios=(1.1, 1),
+                               gridspec_kw=dict(left=0.19, right=0.98, bottom=0.65 / HEIGHT,
+                                               top=1 - 0.95 / HEIGHT, wspace=0.35))
     y = np.arange(len(ROWS))[::-1]
     left.barh(y, np.ones(len(ROWS)), height=0.6, color=PALETTE[5])
     left.axvline(1, color=PALETTE[0], ls="--", lw=1)
     for yi in y:
-        left.text(0, yi, "", va="center", ha="left", fontsize=8)
-    left.set_yticks(y, [label for _, label in ROWS], fontsize=8)
+        left.text(0, yi, "", va="center", ha="left", fontsize=SMALL)
+    left.set_yticks(y, [label for _, label in ROWS])
     left.set_xlabel("this model / BERT-style twin (dashed: 1)")
     left.set_xlim(0, 1.6)
+    left.xaxis.set_major_locator(MaxNLocator(5))
     # the stored grid: every cell's mean loss over seeds (range: lowest to highest seed), by sharing mode
     loss, params = spread(result), spread(result, "parameters")
     for mode in SHARING:
@@ -104,13 +109,13 @@ def _draw_axes(fig, result):
         err = [[loss[c][0] - loss[c][1] for c in cells], [loss[c][2] - loss[c][0] for c in cells]]
         right.errorbar(x, m, yerr=err, fmt="o", ms=4, color=COLOURS[mode], alpha=0.45, label=mode)
     right.plot([], [], "o", ms=11, mfc="none", mec=PALETTE[0], mew=2)
-    right.set(xlabel="parameters of the miniature (thousands)", ylabel="held-out MLM loss (nats)")
-    right.legend(title="sharing", fontsize=7, title_fontsize=7, loc="upper right")
+    right.set(xlabel="parameters (thousands)", ylabel="held-out MLM loss (nats)")
+    right.legend(title="sharing", loc="upper right")
     right.xaxis.set_major_locator(MaxNLocator(5))
     right.yaxis.set_major_locator(MaxNLocator(5))
     s = result["setup"]
-    right.text(0.02, 0.03, f"stored grid: H {s['hidden_size']}, L {s['num_hidden_layers']}, V "
-               f"{s['vocab_size']}, {len(s['seeds'])} seeds", transform=right.transAxes, fontsize=7)
+    right.text(0.02, 0.03, f"stored grid: H {s['hidden_size']}, L {s['num_hidden_layers']},\nV "
+               f"{s['vocab_size']}, {len(s['seeds'])} seeds", transform=right.transAxes, fontsize=SMALL)
     return left, right
 
 
@@ -124,15 +129,16 @@ def _plot(fig, result, E, sharing, L, H) -> dict:
         bar.set_color(COLOURS[sharing])
         text.set_x(ratio + 0.03)
         text.set_text(f"{_size(model[key], UNITS[key])} / {_size(twin[key], UNITS[key])}")
-    left.set_xlim(0, max(1.6, 1.5 * max(ratios)))
-    left.set_title(f"E = {d['E']}, H = {H}, L = {L}, sharing {sharing!r}: {_size(model['parameters'], '')} "
-                   f"parameters\ntraining step of B = {BATCH} x T = {SEQ_LEN} ({MASKED} predicted), float32: "
-                   f"{_size(model['memory'], 'B')}", fontsize=8)
+    left.set_xlim(0, max(2.0, max(ratios) + 1))  # room for the numbers right of the bars
+    left.set_title(f"E = {d['E']}, H = {H}, L = {L}, sharing {sharing!r}:\n{_size(model['parameters'], '')} "
+                   f"parameters; a training step of B = {BATCH}\nx T = {SEQ_LEN} ({MASKED} predicted), "
+                   f"float32: {_size(model['memory'], 'B')}", fontsize=SMALL)
     cell_E, cell_sharing = d["cell"]
     marker = right.lines[-1]
     marker.set_data([spread(result, "parameters")[d["cell"]][0] / 1e3], [d["loss"]])
-    right.set_title(f"nearest trained run (same sharing, closest E/H): E = {cell_E}, {cell_sharing}\n"
-                    f"held-out loss {d['loss']:.3f} nats (perplexity {math.exp(d['loss']):,.0f})", fontsize=8)
+    right.set_title(f"nearest trained run (same sharing,\nclosest E/H): E = {cell_E}, {cell_sharing}\n"
+                    f"loss {d['loss']:.3f} nats (perplexity {math.exp(d['loss']):,.0f})",
+                    fontsize=SMALL)
     return d
 
 
@@ -159,7 +165,7 @@ def budget_explorer(result: dict | None = None, *, E: int = 128, sharing: str = 
     def plot(fig, E, sharing, L, H):
         return _plot(fig, result, E, sharing, L, H)
 
-    return Explorer(controls, plot, width=10, height=4.2,
+    return Explorer(controls, plot, width=WIDTH, height=HEIGHT,
                     alt="Left: five horizontal bars, each this model's parameters, parameter memory, "
                         "activation memory, exact training FLOPs per token and the rule-of-thumb FLOPs as a "
                         "fraction of its BERT-style twin (same L and H, E = H, nothing shared). Right: the "

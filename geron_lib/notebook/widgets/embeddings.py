@@ -20,7 +20,7 @@ from ...config import EncoderConfig
 from ...costs.params import count_parameters
 from ...studies.factorised import break_even_width, token_embedding_params
 from ...validate import check_int
-from ..diagrams import SIZES, embedding_diagram
+from ..diagrams import SIZES, SMALL, embedding_diagram
 from ..explorer import Explorer
 from ..plots import PALETTE, fixed_layout
 
@@ -58,18 +58,19 @@ def embedding_numbers(E: int, V: int, H: int) -> dict:
 
 
 CHARTS_HEIGHT = 4.0  # inches of the two charts, above the diagram
+WIDTH = 9.0  # inches: the diagrams' width, so that 10.75-point text shows at 11.1 px in the book's column
 
 
-def two_panels(fig, diagram: str, *, width_ratios=(1, 1), left: float = 0.07, wspace: float = 0.22):
+def two_panels(fig, diagram: str, *, width_ratios=(1, 1), left: float = 0.09, wspace: float = 0.3):
     """Two axes side by side at fixed margins (no layout engine: see :func:`geron_lib.plots.fixed_layout`),
     above an axes of the height ``diagram`` needs (:data:`geron_lib.notebook.diagrams.SIZES`), returned
-    third."""
+    third. The charts leave 0.6 inches above them for titles of two lines."""
     fixed_layout(fig)
     inch = 1 / fig.get_figheight()
     below = SIZES[diagram][1] * inch
     charts = fig.subplots(1, 2, width_ratios=width_ratios,
                           gridspec_kw=dict(left=left, right=0.98, bottom=below + 0.52 * inch,
-                                           top=1 - 0.4 * inch, wspace=wspace))
+                                           top=1 - 0.6 * inch, wspace=wspace))
     return (*charts, fig.add_axes((0, 0, 1, below)))
 
 
@@ -79,13 +80,13 @@ def _draw_axes(fig):
     left.axhline(0, color=PALETTE[0], ls="--", lw=1, label=r"direct table: $VH$")
     left.axvline(0, color=PALETTE[6], ls=":", lw=1.5, label=r"break-even $E^*$")
     left.plot([], [], "o", color=PALETTE[5], ms=7)
-    left.set(xlabel=r"$E$ (d_embed)", ylabel="token-embedding parameters (millions)")
-    left.legend(loc="upper left", fontsize=8)
+    left.set(xlabel=r"$E$ (d_embed)", ylabel="token table (millions)")
+    left.legend(loc="upper left")
     right.plot([], [], color=PALETTE[3], label=r"factorised at $E$")
     right.axhline(0, color=PALETTE[0], ls="--", lw=1, label=r"direct table (no $W_P$)")
     right.plot([], [], "o", color=PALETTE[3], ms=7)
     right.set(xlabel=r"$E$ (d_embed)", ylabel="whole model (millions)")
-    right.legend(loc="upper left", fontsize=8)
+    right.legend(loc="upper left")
     for ax in (left, right):  # few ticks: text is most of the cost of a redraw
         ax.xaxis.set_major_locator(MaxNLocator(5))
         ax.yaxis.set_major_locator(MaxNLocator(5))
@@ -113,13 +114,14 @@ def _plot(fig, E, V, H) -> dict:
     saved = d["direct"] - d["factorised"]
     verdict = (f"saves {saved / 1e6:,.2f}M ({saved / d['direct']:.0%})" if saved >= 0
                else f"costs {-saved / 1e6:,.2f}M more")
-    left.set_title(f"V = {V:,}, H = {H}, E = {d['E']}: {verdict}; E* = {d['break_even']:,.1f}", fontsize=9)
+    left.set_title(f"V = {V:,}, H = {H}, E = {d['E']}:\n{verdict}; E* = {d['break_even']:,.1f}",
+                  fontsize=SMALL)
     m_curve, m_direct, m_marker = right.lines
     m_curve.set_data(grid, model)
     m_direct.set_ydata([d["model_direct"] / 1e6] * 2)
     m_marker.set_data([d["E"]], [d["model_factorised"] / 1e6])
-    right.set_title(f"ALBERT-style, 12 shared layers: {d['model_factorised'] / 1e6:,.2f}M "
-                    f"against {d['model_direct'] / 1e6:,.2f}M", fontsize=9)
+    right.set_title(f"ALBERT-style, 12 shared layers:\n{d['model_factorised'] / 1e6:,.2f}M "
+                    f"against {d['model_direct'] / 1e6:,.2f}M", fontsize=SMALL)
     for ax, curve_y, line_y in ((left, table, d["direct"]), (right, model, d["model_direct"])):
         ax.set_xlim(0, H * 1.02)
         ax.set_ylim(0, max(max(curve_y), line_y / 1e6) * 1.1)
@@ -158,7 +160,7 @@ def embedding_explorer(E: int = 128, V: int = 30000, H: int = 768) -> Explorer:
         controls["E"].max = change["new"]
 
     controls["H"].observe(follow_H, names="value")
-    return Explorer(controls, _plot, width=10, height=CHARTS_HEIGHT + SIZES["embedding"][1],
+    return Explorer(controls, _plot, width=WIDTH, height=CHARTS_HEIGHT + SIZES["embedding"][1],
                     alt="Token-embedding and whole-model parameter counts against the embedding width E, "
                         "factorised (lookup and projection) beside the direct V x H table, above the "
                         "embedding path at that E: the V x E token table, the position and token-type "

@@ -13,6 +13,7 @@ from ...pretraining import corpus
 from ...pretraining.masking import SCHEDULES, MaskingSchedule
 from ...pretraining.tokenizer import WordTokenizer, split_words
 from ...validate import check_int
+from ..diagrams import SMALL
 from ..explorer import Explorer
 from ..plots import PALETTE
 
@@ -57,7 +58,7 @@ def masking_explorer(sentence: str | None = None, *, epochs: int = 8, copies: in
     def draw(fig):
         fig.set_layout_engine("none")  # fixed margins: a layout engine would re-solve on every frame
         axes = fig.subplots(len(SCHEDULES), 1, sharex=True,
-                            gridspec_kw=dict(left=0.07, right=0.8, top=0.94, bottom=0.16, hspace=0.35))
+                            gridspec_kw=dict(left=0.07, right=0.77, top=0.94, bottom=0.16, hspace=0.35))
         for ax in axes:
             ax.imshow(np.zeros((epochs, len(words))), cmap=cmap, vmin=-0.5, vmax=NOT_YET + 0.5, aspect="auto")
             ax.grid(visible=False)
@@ -67,7 +68,7 @@ def masking_explorer(sentence: str | None = None, *, epochs: int = 8, copies: in
             ax.set_ylabel("epoch")
         axes[-1].set_xticks(range(len(words)), words, rotation=40, ha="right")
         fig.legend(handles=[Patch(color=COLOURS[k], label=NAMES[k]) for k in NAMES], loc="upper right",
-                   title="selected, became", fontsize=8, title_fontsize=8)
+                   title="selected, became")
         return axes
 
     def plot(fig, epoch, mask_prob) -> dict:
@@ -82,7 +83,7 @@ def masking_explorer(sentence: str | None = None, *, epochs: int = 8, copies: in
             data["distinct"][name] = len({row.tobytes() for row in seen})
             n = data["distinct"][name]
             ax.set_title(f"{labels[name]}: {n} distinct mask{'s' if n > 1 else ''} in {epoch} epoch"
-                         f"{'s' if epoch > 1 else ''}", fontsize=9, loc="left")
+                         f"{'s' if epoch > 1 else ''}", fontsize=SMALL, loc="left")
         return data
 
     controls = {"epoch": widgets.IntSlider(value=epochs, min=1, max=epochs, description="epoch"),

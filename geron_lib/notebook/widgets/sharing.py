@@ -13,10 +13,10 @@ from matplotlib.ticker import MaxNLocator
 from ...config import SHARING, EncoderConfig
 from ...studies.depth import forward_time_by_sharing, params_by_depth
 from ...validate import check_choice, check_int
-from ..diagrams import SIZES, sharing_diagram
+from ..diagrams import SIZES, SMALL, sharing_diagram
 from ..explorer import Explorer
 from ..plots import PALETTE
-from .embeddings import CHARTS_HEIGHT, HIDDEN_SIZES, albert_style, two_panels
+from .embeddings import CHARTS_HEIGHT, HIDDEN_SIZES, WIDTH, albert_style, two_panels
 
 DEPTHS = (1, 2, 3, 4, 6, 8, 12, 16, 24)
 COLOURS = dict(zip(SHARING, (PALETTE[0], PALETTE[5], PALETTE[6], PALETTE[3]), strict=True))
@@ -55,10 +55,10 @@ def _draw_axes(fig, timings):
     c, T = timings["config"], timings["seq_len"]
     left.set(xlabel=r"layers $L$", ylabel="parameters (millions)")
     right.set(xlabel=r"layers $L$", ylabel="forward pass, CPU time (ms)",
-              title=f"measured: H = {c.hidden_size}, F = {c.intermediate_size}, T = {T}, float32, "
+              title=f"measured: H = {c.hidden_size}, F = {c.intermediate_size}, T = {T},\nfloat32, "
                     "1 thread")
-    right.title.set_fontsize(9)
-    left.legend(title="sharing", loc="upper left", fontsize=8, title_fontsize=8)
+    right.title.set_fontsize(SMALL)
+    left.legend(title="sharing", loc="upper left")
     for ax in (left, right):
         ax.xaxis.set_major_locator(MaxNLocator(6, integer=True))
         ax.yaxis.set_major_locator(MaxNLocator(5))
@@ -84,8 +84,8 @@ def _plot(fig, timings, L, H, sharing) -> dict:
         line.set_linewidth(3 if m == sharing else 1.2)
     left.lines[-1].set_data([L], [d["params"][sharing] / 1e6])
     right.lines[-1].set_data([L], [d["seconds"] * 1e3])
-    left.set_title(f"H = {H}, E = 128, sharing {sharing!r}: {d['params'][sharing] / 1e6:,.1f}M at L = {L}",
-                   fontsize=9)
+    left.set_title(f"H = {H}, E = 128, sharing {sharing!r}:\n{d['params'][sharing] / 1e6:,.1f}M at L = {L}",
+                   fontsize=SMALL)
     left.set_xlim(0, x[-1] + 1)
     left.set_ylim(0, max(curves["none"]) / 1e6 * 1.1)
     sharing_diagram(albert_style(30000, H, 128).replace(num_hidden_layers=L, sharing=sharing), ax=diagram)
@@ -115,7 +115,7 @@ def sharing_explorer(timings: dict | None = None, *, L: int = 12, H: int = 768,
     def plot(fig, L, H, sharing):
         return _plot(fig, timings, L, H, sharing)
 
-    return Explorer(controls, plot, width=10, height=CHARTS_HEIGHT + SIZES["sharing"][1],
+    return Explorer(controls, plot, width=WIDTH, height=CHARTS_HEIGHT + SIZES["sharing"][1],
                     alt="Parameters against depth for every sharing mode, and measured forward time "
                         "against depth, above the L layers drawn pointing at the attention and feed-forward "
                         "sublayers the encoder stores under that sharing mode")
