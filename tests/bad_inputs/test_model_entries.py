@@ -1,36 +1,19 @@
-"""Every case of cases_model.py gets its outcome (a clear error or a right answer), run as the sweep runs it:
-in a forked child, within its time limit and memory limit; and hypothesis over configs and batches."""
+"""Hypothesis over configs and batches at the model's entries (test_cases.py runs the cases of
+cases_model.py)."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bad_inputs import load_sweep
-from bad_inputs.cases_model import CASES
 from geron_lib.config import EncoderConfig
 from geron_lib.costs.flops import count_flops
 from geron_lib.costs.params import count_parameters
 from geron_lib.model.encoder import Encoder
 from geron_lib.model.mlm import KEPT, NOT_SELECTED, MaskedBatch, MaskedLM
 
-sweep = load_sweep()
 
 MODEST = settings(max_examples=50, deadline=None)
-
-
-def test_enough_cases_of_both_kinds():
-    errors = [c for c in CASES if c.raises is not None]
-    assert len(CASES) >= 150 and len(errors) >= 100 and len(CASES) - len(errors) >= 30
-    assert len({(c.entry, c.label) for c in CASES}) == len(CASES)  # no case counted twice
-
-
-@pytest.mark.parametrize("case", CASES, ids=[f"{c.entry} / {c.label}" for c in CASES])
-def test_case(case):
-    run = sweep.run_case(case, time_limit=sweep.TIME_LIMIT)
-    kind = sweep.classify(case, run, sweep.MEMORY_LIMIT_MIB * 2**20)
-    detail = f"{run.raised[0].__name__}: {run.raised[1]}" if run.raised else "returned"
-    assert kind in (sweep.CLEAR, sweep.RIGHT), f"{kind}: {detail}"
 
 
 # Configs ----------------------------------------------------------------------------------------------------
