@@ -12,7 +12,6 @@ from geron_lib.costs.params import count_parameters
 from geron_lib.model.encoder import Encoder
 from geron_lib.model.mlm import KEPT, NOT_SELECTED, MaskedBatch, MaskedLM
 
-
 MODEST = settings(max_examples=50, deadline=None)
 
 
