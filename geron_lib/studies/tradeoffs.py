@@ -30,7 +30,7 @@ from ..pretraining import corpus
 from ..pretraining.masking import MaskingSchedule, bert_mask
 from ..pretraining.subword import WordPieceTokenizer
 from ..pretraining.tokenizer import SPECIAL_TOKENS
-from ..pretraining.train import AdamW, TrainingConfig, clip_grad_norm, learning_rate, train_mlm
+from ..pretraining.train import AdamW, TrainingConfig, clip_grad_norm, evaluate, learning_rate, train_mlm
 from ..timing import sample_seconds
 from ..validate import check_choice, check_int, check_positive_number, check_type
 from .depth import layer_movement
@@ -244,13 +244,34 @@ def hidden_rank(model: MaskedLM, ids: np.ndarray, pad_id: int) -> dict:
     return token_table_rank(hidden[keep], centred=True)
 
 
+def shuffled_within_rows(batch: MaskedBatch, seed: int = 0) -> MaskedBatch:
+    """x'_{b,t} = x_{b, pi_b(t)} for every field, pi_b a random order of row b's real positions after [CLS].
+
+    The same batch with each row's tokens in a random order: every input, target and masking decision
+    kept, together, but no token beside its neighbours. A model's loss on it is what the tokens alone tell
+    it; the loss it gains on the real rows is what it reads from context. Padding and [CLS] stay put.
+    """
+    check_type("batch", batch, MaskedBatch)
+    rng = np.random.default_rng(check_int("seed", seed, minimum=0))
+    fields = [f.copy() for f in (batch.input_ids, batch.labels, batch.decision, batch.attention_mask)]
+    for b in range(len(batch)):
+        real = np.flatnonzero(batch.attention_mask[b])[1:]  # (n_b,) positions after [CLS]
+        order = rng.permutation(real)
+        for f in fields:
+            f[b, real] = f[b, order]
+    return MaskedBatch(*fields)
+
+
 def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
-              progress: Callable[[str], None] | None = None, *, save_to: Path | None = None) -> dict:
+              progress: Callable[[str], None] | None = None, *, save_to: Path | None = None,
+              context_check: bool = False) -> dict:
     """Train one model, (E, sharing, seed), and measure it: held-out loss at every evaluation, perplexity,
     parameters, median seconds per step, layer movement, the rank of its token table before and after
     training (all rows, and the rows that training moved), and the rank of its last hidden states on the
     held-out text. ``save_to``: where to store the trained encoder's weights (``np.savez`` of
-    :func:`~geron_lib.model.checkpoint.encoder_arrays`), for fine-tuning later."""
+    :func:`~geron_lib.model.checkpoint.encoder_arrays`), for fine-tuning later. ``context_check``: also
+    the final held-out loss with each row's tokens shuffled (:func:`shuffled_within_rows`), as
+    ``held_out_loss_shuffled``."""
     config = setup.model_config(E, sharing)
     model = MaskedLM(config, seed=seed, dtype=np.dtype(setup.dtype))
     start_table = model.encoder.embeddings["word"].copy()
@@ -273,7 +294,9 @@ def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
     hidden = hidden_rank(model, d.held_ids, d.tokenizer.pad_id)
     if save_to is not None:
         np.savez(save_to, **encoder_arrays(model.encoder))
-    return {"E": E, "sharing": sharing, "seed": seed,
+    context = ({"held_out_loss_shuffled": evaluate(model, shuffled_within_rows(d.held_out, seed=0))}
+               if context_check else {})
+    return {**context, "E": E, "sharing": sharing, "seed": seed,
             "parameters": count_parameters(config, mlm_head=True).total,
             "held_out_loss": history.held_out_loss, "held_out_step": history.held_out_step,
             "train_loss": history.train_loss,

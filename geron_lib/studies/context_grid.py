@@ -1,0 +1,100 @@
+"""What ALBERT's savings cost once the miniatures read context: the trade-off grid trained past the unigram
+stage, fewer cells with more seeds, and ALBERT's width bet at equal parameters.
+
+The cells: a factorised (E = 16) and a plain (E = H) token table, each not shared and all shared, at the
+narrow width of :class:`~geron_lib.studies.tradeoffs.Setup`; and one wide cell, all shared at twice the
+width, whose parameters come within 5 % of the narrow not-shared E = H cell's (ALBERT's Table 2 bet:
+xxlarge, shared and wide, against BERT-large). Every run trains on the same tokens for the same steps
+(``tradeoffs.data``); only the cell and the seed differ.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+from ..config import SHARING, EncoderConfig
+from ..validate import check_choice, check_int, check_type
+from . import tradeoffs as tx
+
+#: The stored grid (``scripts/context_grid.py`` writes it).
+STORED = Path(__file__).parent / "data" / "context_grid.json"
+
+
+class Cell(NamedTuple):
+    """One trained configuration: token-table width E, sharing mode, hidden width H."""
+
+    E: int
+    sharing: str
+    H: int
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The grid: ``base`` holds the data, the narrow model and the schedule; the narrow cells are every E of
+    ``embedding_sizes`` under every mode of ``sharing``, each with every seed; the wide cell (E =
+    ``wide_embedding_size``, ``wide_sharing``, H = ``wide.hidden_size``) has ``wide_seeds``."""
+
+    base: tx.Setup = tx.Setup(epochs=10, lr=4e-3, evaluations=20)
+    embedding_sizes: tuple[int, ...] = (16, 64)
+    sharing: tuple[str, ...] = ("none", "all")
+    seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+    wide_hidden_size: int = 128
+    wide_attention_heads: int = 4
+    wide_intermediate_size: int = 512
+    wide_embedding_size: int = 64
+    wide_sharing: str = "all"
+    wide_seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+
+    def __post_init__(self):
+        check_type("base", self.base, tx.Setup)
+        for name in ("embedding_sizes", "sharing", "seeds", "wide_seeds"):
+            values = getattr(self, name)
+            if not isinstance(values, tuple) or len(set(values)) != len(values):
+                raise ValueError(f"{name} must be a tuple without repeats, got {values!r}")
+        for s in (*self.sharing, self.wide_sharing):
+            check_choice("sharing", s, SHARING)
+        for seed in (*self.seeds, *self.wide_seeds):
+            check_int("seed", seed, minimum=0)
+        for cell in self.cells():
+            self.model_config(cell)  # every cell's sizes agree (E <= H, H divisible by h, ...)
+
+    @property
+    def narrow(self) -> int:
+        return self.base.hidden_size
+
+    @property
+    def wide_cell(self) -> Cell:
+        return Cell(self.wide_embedding_size, self.wide_sharing, self.wide_hidden_size)
+
+    def cells(self) -> list[Cell]:
+        """The narrow cells, then the wide one."""
+        narrow = [Cell(E, s, self.narrow) for s in self.sharing for E in self.embedding_sizes]
+        return narrow + ([self.wide_cell] if self.wide_seeds else [])
+
+    def setup(self, cell: Cell) -> tx.Setup:
+        """The base setup at ``cell``'s width (the wide cell's heads and feed-forward width)."""
+        if cell.H == self.narrow:
+            return self.base
+        return dataclasses.replace(self.base, hidden_size=self.wide_hidden_size,
+                                   num_attention_heads=self.wide_attention_heads,
+                                   intermediate_size=self.wide_intermediate_size,
+                                   embedding_sizes=(cell.E,), mode_embedding_sizes=(cell.E,))
+
+    def model_config(self, cell: Cell) -> EncoderConfig:
+        return self.setup(cell).model_config(cell.E, cell.sharing)
+
+    def runs(self) -> list[tuple[Cell, int]]:
+        """Every (cell, seed) in the order they run: seed by seed, the wide cell's first seeds among them
+        (so that a grid stopped early has every cell), its later seeds last."""
+        narrow, wide = self.cells()[: len(self.cells()) - bool(self.wide_seeds)], self.wide_cell
+        first = self.wide_seeds[:3]
+        order = []
+        for seed in self.seeds:
+            order += [(c, seed) for c in narrow]
+            if seed in first:
+                order.append((wide, seed))
+        order += [(wide, seed) for seed in self.wide_seeds if seed not in first and (wide, seed) not in order]
+        return order
