@@ -1,0 +1,101 @@
+"""The grid trained past the unigram stage: its cells, the wide cell's parameters against the narrow
+not-shared one's, and the shuffled rows that measure what a model reads from context."""
+
+import numpy as np
+import pytest
+
+from geron_lib.config import EncoderConfig
+from geron_lib.costs.params import count_parameters
+from geron_lib.model.mlm import MASKED, NOT_SELECTED, MaskedBatch, MaskedLM
+from geron_lib.pretraining.train import evaluate
+from geron_lib.studies import context_grid as cg
+from geron_lib.studies import tradeoffs as tx
+
+GRID = cg.Grid()
+
+
+def test_the_cells_are_two_tables_by_two_modes_and_the_wide_cell():
+    H = GRID.narrow
+    assert GRID.cells() == [cg.Cell(16, "none", H), cg.Cell(H, "none", H), cg.Cell(16, "all", H),
+                            cg.Cell(H, "all", H), cg.Cell(64, "all", 128)]
+    runs = GRID.runs()
+    assert len(runs) == len(set(runs)) == 4 * 5 + 5
+    assert {c for c, _ in runs} == set(GRID.cells())
+    assert all(len(GRID.seeds) == sum(c == cell for c, _ in runs) for cell in GRID.cells()[:4])
+    # a grid stopped after its first 15 runs has three seeds of every cell
+    assert {c for c, s in runs[:15] if s == 2} == set(GRID.cells())
+
+
+def test_the_wide_cell_is_within_5_percent_of_the_narrow_unshared_cells_parameters():
+    wide = count_parameters(GRID.model_config(GRID.wide_cell)).total
+    narrow = count_parameters(GRID.model_config(cg.Cell(64, "none", 64))).total
+    assert (wide, narrow) == (466_944, 460_288)  # 128 wide, 4 heads, FFN 512, E = 64; as the issue sized it
+    assert abs(wide / narrow - 1) <= 0.05
+    config = GRID.model_config(GRID.wide_cell)
+    assert (config.hidden_size, config.num_attention_heads, config.intermediate_size) == (128, 4, 512)
+
+
+def test_every_cell_trains_on_the_same_data():
+    keys = ("corpus", "vocab_size", "n_held_out", "n_mlm_held_out", "T", "epochs", "batch_size", "lr",
+            "seeds")
+    for cell in GRID.cells():
+        assert all(getattr(GRID.setup(cell), k) == getattr(GRID.base, k) for k in keys), cell
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"seeds": (0, 0)}, "seeds must be a tuple without repeats"),
+    ({"sharing": ("none", "some")}, "sharing"),
+    ({"wide_attention_heads": 3}, "divisible"),
+    ({"embedding_sizes": (65,)}, "embedding_size"),
+])
+def test_a_grid_that_cannot_be_trained_is_refused(kwargs, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        cg.Grid(**kwargs)
+
+
+def _batch(seed=0):
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(5, 50, (6, 12))
+    ids[:, 0] = 2                        # [CLS]
+    ids[2, 8:] = 0                       # padding
+    ids[4, 5:] = 0
+    keep = (ids != 0).astype(np.int64)
+    decision = np.where((rng.random(ids.shape) < 0.3) & (keep == 1), MASKED, NOT_SELECTED).astype(np.int8)
+    decision[:, 1] = MASKED
+    inputs = np.where(decision == MASKED, 4, ids)
+    return MaskedBatch(inputs, ids, decision, keep)
+
+
+def test_shuffling_keeps_each_rows_tokens_and_their_decisions_together():
+    batch = _batch()
+    out = tx.shuffled_within_rows(batch, seed=3)
+    assert not np.array_equal(out.input_ids, batch.input_ids)  # some context moved
+    np.testing.assert_array_equal(out.attention_mask, batch.attention_mask)
+    np.testing.assert_array_equal(out.input_ids[:, 0], batch.input_ids[:, 0])       # [CLS] stays
+    np.testing.assert_array_equal(out.input_ids[batch.attention_mask == 0], 0)      # padding stays
+    for b in range(len(batch)):
+        triples = sorted(zip(batch.input_ids[b], batch.labels[b], batch.decision[b], strict=True))
+        moved = sorted(zip(out.input_ids[b], out.labels[b], out.decision[b], strict=True))
+        assert moved == triples, b
+    assert out.selected.sum() == batch.selected.sum()
+
+
+def test_the_shuffled_loss_is_the_real_loss_for_a_model_that_cannot_see_order():
+    """With every position embedding zero and the attention uniform (zero query and key weights), the
+    encoder reads each row as a bag of tokens: shuffling the bag changes no prediction."""
+    config = EncoderConfig(vocab_size=50, embedding_size=8, hidden_size=8, num_hidden_layers=1,
+                           num_attention_heads=2, intermediate_size=16, max_position_embeddings=12,
+                           model_type="albert")
+    model = MaskedLM(config, seed=0, dtype=np.float64)
+    model.encoder.embeddings["position"][:] = 0
+    params = model.parameters()
+    for k, p in params.items():
+        if k.endswith(("W_Q", "W_K", "b_Q", "b_K")):
+            p[:] = 0
+    batch = _batch()
+    assert evaluate(model, tx.shuffled_within_rows(batch, seed=1)) == pytest.approx(evaluate(model, batch),
+                                                                                   rel=1e-12)
+    # an ordinary model reads order: shuffling changes its loss
+    ordinary = MaskedLM(config, seed=0, dtype=np.float64)
+    assert evaluate(ordinary, tx.shuffled_within_rows(batch, seed=1)) != pytest.approx(
+        evaluate(ordinary, batch), rel=1e-6)
