@@ -20,6 +20,16 @@ def layer_norm_params(width: int) -> int:
     return 2 * check_int("width", width, minimum=1)
 
 
+def _check_attention_sizes(hidden_size, num_attention_heads, form, bias) -> tuple[int, int]:
+    """:func:`attention_param_items`'s arguments, checked: (H, h), H divisible by h."""
+    H = check_int("hidden_size", hidden_size, minimum=1)
+    h = check_int("num_attention_heads", num_attention_heads, minimum=1)
+    check_choice("form", form, ATTENTION)
+    check_bool("bias", bias)
+    check_heads(H, h)
+    return H, h
+
+
 def attention_param_items(hidden_size: int, num_attention_heads: int,
                           form: str = "concat",
                           bias: bool = True) -> dict[str, int]:
@@ -30,11 +40,7 @@ def attention_param_items(hidden_size: int, num_attention_heads: int,
     full-width maps W'_V,i) and output (W_O and b_O, or b_O alone); they add
     up.
     """
-    H = check_int("hidden_size", hidden_size, minimum=1)
-    h = check_int("num_attention_heads", num_attention_heads, minimum=1)
-    check_choice("form", form, ATTENTION)
-    check_bool("bias", bias)
-    check_heads(H, h)
+    H, h = _check_attention_sizes(hidden_size, num_attention_heads, form, bias)
     query_key = 2 * linear_params(H, H, bias)
     if form == "concat":
         return {"query_key": query_key, "value": linear_params(H, H, bias),

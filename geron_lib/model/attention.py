@@ -75,13 +75,12 @@ def attention_probs_backward(dA, cache, w, g) -> np.ndarray:
     (written by :func:`attention_probs`).
     """
     q, k, x = cache["q"], cache["k"], cache["x"]
-    dS = softmax_backward(dA, cache["A"])          # (B, h, T, T)
-    dS /= math.sqrt(q.shape[-1])
+    dS = softmax_backward(dA, cache["A"]) / math.sqrt(q.shape[-1])  # (B, h, T, T)
     dq = merge_heads(dS @ k)                       # (B, T, H)
     dk = merge_heads(dS.swapaxes(-1, -2) @ q)      # (B, T, H)
-    dx = linear_backward(dq, x, w["W_Q"], g["W_Q"], g.get("b_Q"))
-    dx += linear_backward(dk, x, w["W_K"], g["W_K"], g.get("b_K"))
-    return dx
+    dx_q = linear_backward(dq, x, w["W_Q"], g["W_Q"], g.get("b_Q"))
+    dx_k = linear_backward(dk, x, w["W_K"], g["W_K"], g.get("b_K"))
+    return dx_q + dx_k
 
 
 def concat_attention(x: np.ndarray, w: dict, num_attention_heads: int,
@@ -112,9 +111,8 @@ def concat_attention_backward(dy, cache, w, g) -> np.ndarray:
     dO = split_heads(d_heads, A.shape[1])            # (B, h, T, d_head)
     dA = dO @ v.swapaxes(-1, -2)                     # (B, h, T, T)
     dv = merge_heads(A.swapaxes(-1, -2) @ dO)        # (B, T, H)
-    dx = linear_backward(dv, cache["x"], w["W_V"], g["W_V"], g.get("b_V"))
-    dx += attention_probs_backward(dA, cache, w, g)
-    return dx
+    dx_v = linear_backward(dv, cache["x"], w["W_V"], g["W_V"], g.get("b_V"))
+    return dx_v + attention_probs_backward(dA, cache, w, g)
 
 
 def sum_attention(x: np.ndarray, w: dict, num_attention_heads: int,

@@ -22,7 +22,7 @@ def classifier_head(hidden: np.ndarray, pooler: dict, head: dict,
     first = hidden[:, 0]                                          # (B, H)
     pooled = np.tanh(linear(first, pooler["W"], pooler["b"]))     # (B, H)
     if cache is not None:
-        cache |= {"first": first, "pooled": pooled}
+        cache.update(first=first, pooled=pooled)
     return linear(pooled, head["W"], head["b"])                   # (B, C)
 
 

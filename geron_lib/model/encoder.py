@@ -53,13 +53,13 @@ def block_backward(dy, cache, attention, ffn, g_attention, g_ffn,
     """
     attend_backward = ATTENTION_FORMS[config.attention][1]
     g_a, g_f = g_attention, g_ffn
-    d = layer_norm_backward(dy, cache["ln_ffn"], g_f.get("ln_gain"),
-                            g_f.get("ln_bias"))
-    d += feed_forward_backward(d, cache["ffn"], ffn, g_f, config.hidden_act)
-    d = layer_norm_backward(d, cache["ln_attention"], g_a.get("ln_gain"),
-                            g_a.get("ln_bias"))
-    d += attend_backward(d, cache["attention"], attention, g_a)
-    return d
+    d_2 = layer_norm_backward(dy, cache["ln_ffn"], g_f.get("ln_gain"),
+                              g_f.get("ln_bias"))
+    d_1 = d_2 + feed_forward_backward(d_2, cache["ffn"], ffn, g_f,
+                                      config.hidden_act)
+    d_0 = layer_norm_backward(d_1, cache["ln_attention"], g_a.get("ln_gain"),
+                              g_a.get("ln_bias"))
+    return d_0 + attend_backward(d_0, cache["attention"], attention, g_a)
 
 
 def position_ids(ids: np.ndarray, config: EncoderConfig) -> np.ndarray:

@@ -68,41 +68,30 @@ def layer_norm(x, gain=None, bias=None, eps: float = 1e-12,
     Over the last axis, with the population variance. Writes ``cache``:
     x_hat = (x - mean(x)) / std, std, gain.
     """
-    x_hat = x - x.mean(axis=-1, keepdims=True)
-    var = np.vecdot(x_hat, x_hat)[..., None] / x.shape[-1]  # no x^2 array
-    std = np.sqrt(var + eps)
-    x_hat /= std                                # in place: one array fewer
+    centred = x - x.mean(axis=-1, keepdims=True)
+    std = np.sqrt((centred**2).mean(axis=-1, keepdims=True) + eps)  # (..., 1)
+    x_hat = centred / std
     if cache is not None:
         cache.update(x_hat=x_hat, std=std, gain=gain)
-    y = x_hat * (1 if gain is None else gain)   # fresh: x_hat stays cached
-    if bias is not None:
-        y += bias
-    return y
+    y = x_hat if gain is None else x_hat * gain
+    return y if bias is None else y + bias
 
 
 def layer_norm_backward(dy, cache, g_gain=None, g_bias=None) -> np.ndarray:
     """dx = (g - mean(g) - x_hat mean(g x_hat)) / std,  g = dy gain.
 
     d gain = sum dy x_hat and d bias = sum dy, over the rows. Reads
-    ``cache``: x_hat, std, gain (written by :func:`layer_norm`). Both row
-    means are matrix-vector products with the gain: g x_hat is never formed.
+    ``cache``: x_hat, std, gain (written by :func:`layer_norm`).
     """
     x_hat, std, gain = cache["x_hat"], cache["std"], cache["gain"]
-    n = dy.shape[-1]
-    gain = np.ones(n, dy.dtype) if gain is None else gain
-    dy_x_hat = dy * x_hat
     if g_gain is not None:
-        g_gain += rows(dy_x_hat).sum(axis=0)
+        g_gain += rows(dy * x_hat).sum(axis=0)
     if g_bias is not None:
         g_bias += rows(dy).sum(axis=0)
-    mean_g = (dy @ gain)[..., None] / n
-    mean_g_x_hat = (dy_x_hat @ gain)[..., None] / n
-    dx = dy * gain
-    dx -= mean_g
-    # x_hat mean(g x_hat), written into dy_x_hat's array (no longer needed)
-    dx -= np.multiply(x_hat, mean_g_x_hat, out=dy_x_hat)
-    dx /= std
-    return dx
+    g = dy if gain is None else dy * gain
+    mean_g = g.mean(axis=-1, keepdims=True)
+    mean_g_x_hat = (g * x_hat).mean(axis=-1, keepdims=True)
+    return (g - mean_g - x_hat * mean_g_x_hat) / std
 
 
 def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:

@@ -10,6 +10,7 @@ import numpy as np
 from ..config import EncoderConfig
 from ..costs.training_memory import training_memory
 from ..validate import check_int, check_memory, check_type
+from .attention import additive_mask
 from .encoder import Encoder
 from .layers import ACTIVATIONS, layer_norm, layer_norm_backward, linear, linear_backward, sub_cache
 from .threads import over_rows
@@ -72,9 +73,17 @@ class MaskedBatch:
         return len(self.input_ids)
 
     def __getitem__(self, rows) -> MaskedBatch:
-        """The rows ``rows`` (an index array or a slice), as a batch."""
-        return MaskedBatch(*(a[rows] for a in (self.input_ids, self.labels, self.decision,
-                                               self.attention_mask)))
+        """The rows ``rows`` (a slice or a 1-D index array), as a batch: rows of a checked batch, so not
+        checked again."""
+        if not isinstance(rows, slice) and np.ndim(rows) != 1:
+            raise TypeError(f"rows must be a slice or a 1-D index array, got {type(rows).__name__} of "
+                            f"{np.ndim(rows)} dimensions")
+        part = object.__new__(MaskedBatch)
+        for name, *_ in self.RULES:
+            object.__setattr__(part, name, getattr(self, name)[rows])
+        if not len(part):
+            raise ValueError("rows selects no row: a batch needs at least one")
+        return part
 
 
 def mlm_head(hidden, head: dict, word: np.ndarray, act: str, eps: float,
@@ -106,8 +115,7 @@ def mlm_head_backward(d_logits, cache, head, word, g_head, g_word,
     dz = d_logits @ word                                         # (N, E)
     da = layer_norm_backward(dz, cache["ln"], g_head["ln_gain"],
                              g_head["ln_bias"])
-    du = ACTIVATIONS[act][1](cache["u"])
-    du *= da
+    du = ACTIVATIONS[act][1](cache["u"]) * da
     return linear_backward(du, cache["hidden"], head["W"], g_head["W"],
                            g_head["b"])
 
@@ -125,6 +133,11 @@ def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.nd
             or targets.shape != logits.shape[:1] or targets.min() < 0 or targets.max() >= logits.shape[1]):
         raise ValueError(f"targets must be one class per row of logits: {len(logits)} integers in [0, V) = "
                          f"[0, {logits.shape[1]})")
+    return _cross_entropy(logits, targets)
+
+
+def _cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:
+    """:func:`cross_entropy` on checked logits and targets (the model's own)."""
     probs = logits - logits.max(axis=-1, keepdims=True)
     target = probs[np.arange(len(targets)), targets]
     np.exp(probs, out=probs)
@@ -167,12 +180,10 @@ class MaskedLM:
         return sum(p.size for p in self.parameters().values())
 
     def _logits(self, batch: MaskedBatch, cache: dict | None = None):
+        """The logits at the selected positions of a checked batch, and their targets."""
         selected = batch.selected
-        if cache is None:
-            hidden = self.encoder(batch.input_ids, attention_mask=batch.attention_mask)
-        else:
-            hidden, cache["encoder"] = self.encoder.forward_cached(batch.input_ids,
-                                                                   attention_mask=batch.attention_mask)
+        mask = additive_mask(batch.attention_mask, self.dtype)
+        hidden = self.encoder.forward(batch.input_ids, None, mask, sub_cache(cache, "encoder"))[-1]
         c = self.config
         logits = mlm_head(hidden[selected], self.head, self.encoder.embeddings["word"], c.hidden_act,
                           c.layer_norm_eps, sub_cache(cache, "head"))
@@ -221,7 +232,7 @@ class MaskedLM:
 
     def loss(self, batch: MaskedBatch) -> float:
         """The mean cross-entropy over the batch's selected positions."""
-        return sum(self._over_rows(batch, lambda part, share: cross_entropy(*self._logits(part))[0] * share,
+        return sum(self._over_rows(batch, lambda part, share: _cross_entropy(*self._logits(part))[0] * share,
                                    training=False))
 
     def loss_and_grads(self, batch: MaskedBatch) -> tuple[float, dict[str, np.ndarray]]:
@@ -237,7 +248,7 @@ class MaskedLM:
         """``share`` times the loss of ``batch`` and its gradients."""
         cache = {}
         logits, targets = self._logits(batch, cache)
-        loss, probs = cross_entropy(logits, targets)
+        loss, probs = _cross_entropy(logits, targets)
         grads = {name: np.zeros_like(p) for name, p in self.parameters().items()}
         g_head = {k: grads[f"mlm_head.{k}"] for k in self.head}
         d_logits = cross_entropy_backward(probs, targets)

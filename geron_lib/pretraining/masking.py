@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.stats import binom
+from scipy.special import comb
 
 from ..model.mlm import KEPT, MASKED, NOT_SELECTED, RANDOM, MaskedBatch
 from ..validate import check_choice, check_int, check_memory, check_open_unit, check_token_ids, check_type
@@ -70,10 +70,7 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
     released code draws it per token). The spans are of tokens, not of
     whole words as in the paper. ``max_ngram`` is at most the rows' length T.
     """
-    ids = check_maskable(ids, tokenizer)
-    mask_prob = check_open_unit("mask_prob", mask_prob)
-    max_ngram = check_max_ngram(max_ngram, ids.shape[1])
-    rng = as_generator(rng)
+    ids, mask_prob, max_ngram, rng = _check_bert_mask(ids, tokenizer, mask_prob, max_ngram, rng)
     n_special = len(tokenizer.special_ids)
     if max_ngram == 1:
         selected = (ids >= n_special) & (rng.random(ids.shape) < mask_prob)
@@ -91,6 +88,13 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
     input_ids = np.where(decision == MASKED, tokenizer.mask_id, input_ids)
     attention_mask = (ids != tokenizer.pad_id).astype(np.int64)
     return MaskedBatch(input_ids, ids, decision, attention_mask)
+
+
+def _check_bert_mask(ids, tokenizer, mask_prob, max_ngram, rng):
+    """:func:`bert_mask`'s arguments, checked: (ids, mask_prob, max_ngram, a generator)."""
+    ids = check_maskable(ids, tokenizer)
+    return (ids, check_open_unit("mask_prob", mask_prob), check_max_ngram(max_ngram, ids.shape[1]),
+            as_generator(rng))
 
 
 def check_max_ngram(max_ngram, T: int) -> int:
@@ -252,37 +256,32 @@ def draws_per_sequence(epochs: int, schedule: str, copies: int = 10) -> int:
             "dynamic": epochs}[check_choice("schedule", schedule, SCHEDULES)]
 
 
+#: The longest sequence :func:`expected_distinct_masks` sums over: up to here every term whose binomial
+#: weight matters is a normal float64 (the largest C(N, j) is 2.7e299 at N = 1000).
+MAX_DISTINCT_TOKENS = 1000
+
+
 def expected_distinct_masks(n_tokens: int, mask_prob: float, epochs: int,
                             schedule: str, copies: int = 10) -> float:
     """E[distinct] = sum_j C(N, j) (1 - (1 - q_j)^n), q_j = p^j (1 - p)^(N - j)
 
     The expected number of distinct sets of selected positions a sequence
     of ``n_tokens`` words sees in ``epochs`` epochs: n independent draws
-    (n from :func:`draws_per_sequence`). Where n q_j < 1e-8 a term is
-    n C(N, j) q_j to 1e-8, n times the binomial probability of j; log q_j
-    is linear in j, so those j are one end of 0..N, summed at once as a
-    binomial tail, and the other j are few (a few dozen at most).
+    (n from :func:`draws_per_sequence`), each of the C(N, j) sets of j
+    positions drawn with probability q_j, seen at least once with
+    probability 1 - (1 - q_j)^n.
     """
-    N = check_int("n_tokens", n_tokens, minimum=1, maximum=2**53)
+    N, p, n = _check_distinct(n_tokens, mask_prob, epochs, schedule, copies)
+    j = np.arange(N + 1)                         # how many positions are selected
+    q = p**j * (1 - p) ** (N - j)                # the probability of one such set
+    seen = -np.expm1(n * np.log1p(-q))           # 1 - (1 - q_j)^n
+    return float((comb(N, j) * seen).sum())
+
+
+def _check_distinct(n_tokens, mask_prob, epochs, schedule, copies) -> tuple[int, float, int]:
+    """:func:`expected_distinct_masks`'s arguments, checked: (N, p, n)."""
+    N = check_int("n_tokens", n_tokens, minimum=1, maximum=MAX_DISTINCT_TOKENS)
     p = check_open_unit("mask_prob", mask_prob)
     for name, value in (("epochs", epochs), ("copies", copies)):
         check_int(name, value, maximum=2**53)  # n is used as a float
-    n = draws_per_sequence(epochs, schedule, copies)
-    a, b = N * math.log1p(-p), math.log(p) - math.log1p(-p)  # log q_j = a + b j
-    tiny = math.log(1e-8 / n)                # n q_j < 1e-8 below this log q_j
-    if b == 0:                               # p = 1/2: every q_j alike
-        low, high = (0, N) if a >= tiny else (1, 0)
-    elif b < 0:
-        low, high = 0, min(N, math.floor((tiny - a) / b))
-    else:
-        low, high = max(0, math.ceil((tiny - a) / b)), N
-    if high < low:                           # every j: n q_j is tiny
-        return float(n)
-    check_memory(64 * (high - low + 1), f"n_tokens={N}: {high - low + 1} terms")
-    tail = binom.cdf(low - 1, N, p) + binom.sf(high, N, p)  # the tiny j
-    j = np.arange(low, high + 1)
-    log_q = j * math.log(p) + (N - j) * math.log1p(-p)
-    with np.errstate(divide="ignore"):
-        seen = -np.expm1(n * np.log1p(-np.exp(log_q)))  # 1 - (1 - q)^n
-    terms = binom.pmf(j, N, p) * np.exp(np.log(seen) - log_q)
-    return float(n * tail + terms.sum())
+    return N, p, draws_per_sequence(epochs, schedule, copies)

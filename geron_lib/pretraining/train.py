@@ -29,29 +29,42 @@ def learning_rate(step: int, total: int, peak: float, warmup: int) -> float:
     linear decay that would reach zero one step after the last (step total + 1,
     which torch's LambdaLR asks for).
     """
-    total = check_int("total", total, minimum=1)
-    step = check_int("step", step, minimum=1, maximum=total + 1)
-    warmup = check_int("warmup", warmup, minimum=0, maximum=total)
-    peak = check_positive_number("peak", peak)
+    step, total, peak, warmup = _check_schedule(step, total, peak, warmup)
     if step <= warmup:
         return peak * step / warmup
     return peak * max(0, total + 1 - step) / (total + 1 - warmup)
 
 
+def _check_schedule(step, total, peak, warmup) -> tuple[int, int, float, int]:
+    """:func:`learning_rate`'s arguments, checked: 1 <= step <= total + 1, 0 <= warmup <= total, peak > 0."""
+    total = check_int("total", total, minimum=1)
+    return (check_int("step", step, minimum=1, maximum=total + 1), total, check_positive_number("peak", peak),
+            check_int("warmup", warmup, minimum=0, maximum=total))
+
+
 def clip_grad_norm(grads: dict[str, np.ndarray], max_norm: float) -> float:
     """g <- g min(1, max_norm / ||g||),  ||g|| over every parameter at once.
 
-    Scales the gradients in place; returns the norm before clipping.
+    Replaces each gradient in ``grads`` by its clipped copy; returns the norm
+    before clipping.
     """
     max_norm = check_positive_number("max_norm", max_norm)
-    check_grads("grads", grads)
-    # dot products: no g^2 arrays
-    norm = math.sqrt(sum(float(np.vdot(g, g)) for g in grads.values()))
-    if not math.isfinite(norm):  # the loss diverged
-        raise ValueError("grads must be finite: they hold NaN or infinity")
+    norm = global_norm(grads)
     if norm > max_norm:
-        for g in grads.values():
-            g *= max_norm / norm
+        for k, g in grads.items():
+            grads[k] = g * (max_norm / norm)
+    return norm
+
+
+def global_norm(grads: dict[str, np.ndarray]) -> float:
+    """||g|| = sqrt(sum over every parameter's gradient of sum g^2).
+
+    Refuses a norm that is not finite: the loss diverged.
+    """
+    check_grads("grads", grads)
+    norm = math.sqrt(sum(float((g * g).sum()) for g in grads.values()))
+    if not math.isfinite(norm):
+        raise ValueError("grads must be finite: they hold NaN or infinity (the loss diverged)")
     return norm
 
 
@@ -109,30 +122,19 @@ class AdamW:
         m^ = m / (1 - b1^t),  v^ = v / (1 - b2^t).
 
         The hatted moments undo their start at zero; the decay wd applies to
-        matrices only. In place, with one scratch array s per parameter and
-        the corrections as scalars (c1 = 1 - b1^t, c2 = 1 - b2^t):
-        lr m^ / (sqrt(v^) + eps)
-        = (lr sqrt(c2) / c1) m / (sqrt(v) + eps sqrt(c2)).
+        matrices only. Updates the parameters in place.
         """
         lr = self._check_step(grads, lr)
         self.t += 1
-        c1, c2 = 1 - self.beta1**self.t, 1 - self.beta2**self.t
+        b1, b2, t = self.beta1, self.beta2, self.t
         for k, p in self.params.items():
-            g, m, v = grads[k], self.m[k], self.v[k]
-            s = g * (1 - self.beta1)
-            m *= self.beta1
-            m += s
-            np.multiply(g, g, out=s)
-            s *= 1 - self.beta2
-            v *= self.beta2
-            v += s
-            np.sqrt(v, out=s)
-            s += self.eps * math.sqrt(c2)
-            np.divide(m, s, out=s)
-            s *= lr * math.sqrt(c2) / c1  # lr m^ / (sqrt(v^) + eps)
-            if p.ndim >= 2:
-                p *= 1 - lr * self.weight_decay
-            p -= s
+            g = grads[k]
+            self.m[k] = b1 * self.m[k] + (1 - b1) * g
+            self.v[k] = b2 * self.v[k] + (1 - b2) * g**2
+            m_hat = self.m[k] / (1 - b1**t)
+            v_hat = self.v[k] / (1 - b2**t)
+            decay = self.weight_decay * p if p.ndim >= 2 else 0
+            p -= lr * (m_hat / (np.sqrt(v_hat) + self.eps) + decay)
 
 
 #: The most epochs (and held-out evaluations) one training run may plan: the book's runs take at most
@@ -248,7 +250,8 @@ def train_mlm(model: MaskedLM, schedule: MaskingSchedule,
     Every batch of every epoch's masking. Trains ``model`` in place; batches
     are drawn in an order shuffled by ``config.seed`` (the same order
     whatever the schedule). ``progress(text)`` is called after every step.
-    Returns the losses by epoch.
+    Returns the history: the mean training loss of each epoch, the held-out
+    loss at each evaluation, and each step's gradient norm and rate.
     """
     _check_training(model, schedule, config, held_out, progress)
     c, n = config, len(schedule.ids)
@@ -277,8 +280,8 @@ def train_mlm(model: MaskedLM, schedule: MaskingSchedule,
                     history.held_out_loss.append(evaluate(model, held_out))
                     history.held_out_step.append(step)
                 if progress is not None:
-                    progress(f"epoch {epoch + 1}/{c.epochs}, "
-                             f"loss {losses[-1]:.3f}" if losses else "")
+                    loss_text = f", loss {losses[-1]:.3f}" if losses else ""
+                    progress(f"epoch {epoch + 1}/{c.epochs}{loss_text}")
             mean = float(np.mean(losses)) if losses else math.nan
             history.train_loss.append(mean)
     return history

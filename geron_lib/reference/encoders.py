@@ -134,6 +134,21 @@ def _run_blocks(x, blocks, config: EncoderConfig):
     return x
 
 
+def _check_albert(X, n_layers, n_heads, d_model, d_embed, vocab_size, d_ff, seed):
+    """:func:`albert`'s arguments, checked (with memory for its weights and activations): its geometry
+    (ids, L, h, d, V, F, seed) and E."""
+    ids, L, h, d, V, F, seed = _geometry(X, n_layers, n_heads, d_model, vocab_size, d_ff, seed)
+    E = check_int("d_embed", d_embed, minimum=1)
+    if E > d:
+        raise ValueError(f"d_embed ({E}) must lie in [1, d_model] = [1, {d}]")
+    _check_passes(L)
+    T = ids.shape[1]
+    weights = V * E + linear_params(E, d, bias=False) + T * d + reference_block_params(d, F, h)
+    _check_size(f"albert(vocab_size={V}, d_model={d}, d_embed={E}, d_ff={F})", weights, ids,
+                reference_config(d, h, F, V, T))
+    return ids, L, h, d, V, F, seed, E
+
+
 def albert(X, n_layers=4, n_heads=2, d_model=8, d_embed=4,
            vocab_size=None, d_ff=None, seed=0) -> ReferenceResult:
     """X_0 = Emb[ids] P + Pos,  then ONE block applied L times.
@@ -141,18 +156,12 @@ def albert(X, n_layers=4, n_heads=2, d_model=8, d_embed=4,
     ALBERT: factorised embedding (V -> E -> H) and one encoder block shared
     by all layers.
     """
-    ids, L, h, d, V, F, seed = _geometry(X, n_layers, n_heads, d_model,
-                                         vocab_size, d_ff, seed)
-    E = check_int("d_embed", d_embed, minimum=1)
-    if E > d:
-        raise ValueError(f"d_embed ({E}) must lie in [1, d_model] = [1, {d}]")
-    _check_passes(L)
+    ids, L, h, d, V, F, seed, E = _check_albert(X, n_layers, n_heads, d_model,
+                                                d_embed, vocab_size, d_ff, seed)
     B, T = ids.shape
     embedding_params = V * E + linear_params(E, d, bias=False)
     block_params = reference_block_params(d, F, h)
     config = reference_config(d, h, F, V, T)
-    _check_size(f"albert(vocab_size={V}, d_model={d}, d_embed={E}, d_ff={F})",
-                embedding_params + T * d + block_params, ids, config)
 
     emb = tensor(seed + 101, (V, E))
     proj = tensor(seed + 202, (E, d))

@@ -27,6 +27,17 @@ def _check_weights(w: dict, num_attention_heads, form: str, maps: int) -> tuple[
     return H, h
 
 
+def _check_sum_to_concat(w, num_attention_heads, rank) -> tuple[int, int, int]:
+    """:func:`sum_to_concat`'s arguments, checked: (H, h, r), memory for W_V and U and V^T of its SVD."""
+    H, h = _check_weights(w, num_attention_heads, "sum", maps=3)
+    d_head = H // h
+    r = d_head if rank is None else check_int("rank", rank, minimum=1)
+    if r > d_head:
+        raise ValueError(f"rank must lie in [1, d_head] = [1, {d_head}] (d_head = hidden_size / "
+                         f"num_attention_heads = {H} / {h}): a concat head cannot carry more; got {r}")
+    return H, h, r
+
+
 def value_maps(w: dict, num_attention_heads: int, form: str) -> np.ndarray:
     """W'_V,i = W_V[:, cols_i] W_O[cols_i, :]:  (H x d_head)(d_head x H) = H x H, of rank at most d_head.
 
@@ -81,15 +92,8 @@ def sum_to_concat(w: dict, num_attention_heads: int,
     columns of W_V and rows of W_O, and the relative error (0 when every
     W'_V,i has rank <= r).
     """
-    # W_V, and U and V^T of its SVD
-    H, h = _check_weights(w, num_attention_heads, "sum", maps=3)
+    H, h, r = _check_sum_to_concat(w, num_attention_heads, rank)
     d_head = H // h
-    r = d_head if rank is None else check_int("rank", rank, minimum=1)
-    if r > d_head:
-        raise ValueError(
-            f"rank must lie in [1, d_head] = [1, {d_head}] (d_head = "
-            f"hidden_size / num_attention_heads = {H} / {h}): a concat head "
-            f"cannot carry more; got {r}")
     U, S, Vt = np.linalg.svd(w["W_V"])  # (h, H, H), (h, H), (h, H, H)
     root = np.sqrt(S[:, :r])            # (h, r)
     dtype = w["W_V"].dtype

@@ -64,6 +64,17 @@ def params_by_depth(config: EncoderConfig, depths) -> dict[str, list[int]]:
             for mode in SHARING}
 
 
+def _check_states(states) -> None:
+    """:func:`layer_movement`'s states: at least two finite (B, T, H) arrays of one shape."""
+    if isinstance(states, np.ndarray) or not isinstance(states, list | tuple) or len(states) < 2:
+        raise TypeError("states must be a list of at least two arrays (B, T, H), as Encoder.hidden_states "
+                        "returns")
+    if not all(isinstance(s, np.ndarray) and s.ndim == 3 and s.shape == states[0].shape for s in states):
+        raise ValueError("states must all be arrays of one shape (B, T, H)")
+    for i, s in enumerate(states):
+        check_finite_array(f"states[{i}]", s)
+
+
 def layer_movement(states) -> tuple[np.ndarray, np.ndarray]:
     """dist_l = mean_t ||X_l[t] - X_{l-1}[t]||,  cos_l = mean_t cos(X_l[t], .).
 
@@ -71,19 +82,7 @@ def layer_movement(states) -> tuple[np.ndarray, np.ndarray]:
     similarities between X_l[t] and X_{l-1}[t]), one per layer, averaged over
     the batch and the positions t.
     """
-    if isinstance(states, np.ndarray) or not isinstance(states, list | tuple) \
-            or len(states) < 2:
-        raise TypeError("states must be a list of at least two arrays "
-                        "(B, T, H), as Encoder.hidden_states returns")
-    same = all(isinstance(s, np.ndarray) and s.ndim == 3
-               and s.shape == states[0].shape for s in states)
-    if not same:
-        raise ValueError("states must all be arrays of one shape (B, T, H)")
-    for i, s in enumerate(states):
-        check_finite_array(f"states[{i}]", s)
-    # the stacked states, differences, products, norms: about five copies
-    check_memory(5 * 8 * len(states) * states[0].size,
-                 f"layer_movement of {len(states)} states")
+    _check_states(states)
     x = np.stack(states)  # (L + 1, B, T, H)
     before, after = x[:-1], x[1:]
     distances = np.linalg.norm(after - before, axis=-1)  # (L, B, T)

@@ -30,15 +30,20 @@ def token_embedding_params(vocab_size: int, hidden_size: int,
     E < H (E = H is the direct table); True keeps the map at E = H too, as a
     factorised table does.
     """
+    V, H, E = _check_table_sizes(vocab_size, hidden_size, embedding_size, projection)
+    mapped = E < H or bool(projection)
+    return V * E + linear_params(E, H) if mapped else V * H
+
+
+def _check_table_sizes(vocab_size, hidden_size, embedding_size, projection) -> tuple[int, int, int]:
+    """:func:`token_embedding_params`'s arguments, checked; (V, H, E)."""
     V, H, E = _check_sizes(vocab_size, hidden_size, embedding_size)
     if projection is not None:
         check_bool("projection", projection)
     if projection is False and E < H:
-        raise ValueError(f"projection is False, but embedding_size ({E}) is "
-                         f"below hidden_size ({H}): only an E -> H map can "
-                         "widen the embeddings")
-    mapped = E < H or bool(projection)
-    return V * E + linear_params(E, H) if mapped else V * H
+        raise ValueError(f"projection is False, but embedding_size ({E}) is below hidden_size ({H}): only "
+                         "an E -> H map can widen the embeddings")
+    return V, H, E
 
 
 def break_even_width(vocab_size: int, hidden_size: int, *,
@@ -52,6 +57,13 @@ def break_even_width(vocab_size: int, hidden_size: int, *,
     V, H, _ = _check_sizes(vocab_size, hidden_size)
     check_bool("bias", bias)
     return H * (V - 1) / (V + H) if bias else V * H / (V + H)
+
+
+def _check_rank(table: np.ndarray, rank) -> int:
+    E = check_int("rank", rank, minimum=1)
+    if E > min(table.shape):
+        raise ValueError(f"rank must be at most min(V, H) = {min(table.shape)}, got {E}")
+    return E
 
 
 def _check_table(table) -> np.ndarray:
@@ -69,11 +81,7 @@ def best_rank_factors(table: np.ndarray,
     The lookup A and the projection B whose product is the best rank-E
     approximation of ``table`` (the truncated singular value decomposition).
     """
-    Emb = _check_table(table)
-    E = check_int("rank", rank, minimum=1)
-    if E > min(Emb.shape):
-        raise ValueError(f"rank must be at most min(V, H) = {min(Emb.shape)}, "
-                         f"got {E}")
+    Emb, E = _check_table(table), _check_rank(table, rank)
     U, s, Vt = np.linalg.svd(Emb, full_matrices=False)
     return U[:, :E] * s[:E], Vt[:E]  # (V, E), (E, H)
 
