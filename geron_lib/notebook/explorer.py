@@ -24,7 +24,7 @@ import matplotlib as mpl
 from IPython.display import HTML
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-from .diagrams import SMALL
+from .diagrams.canvas import SMALL
 from .plots import new_figure
 
 #: The PNGs' resolution: a 9-inch frame is 720 px, drawn at 672 / 720 of that in the book's column.

@@ -11,7 +11,8 @@ from matplotlib.ticker import FuncFormatter
 from ...config import EncoderConfig
 from ...costs.params import attention_param_items
 from ...validate import check_int
-from ..diagrams import SIZES, SMALL, output_projection_diagram
+from ..diagrams.attention import output_projection_diagram
+from ..diagrams.canvas import SIZES, SMALL
 from ..explorer import Explorer
 from ..plots import PALETTE
 from .embeddings import CHARTS_HEIGHT, two_panels

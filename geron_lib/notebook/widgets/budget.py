@@ -19,7 +19,7 @@ from ...costs.params import count_parameters
 from ...costs.training_memory import training_memory
 from ...studies.tradeoffs import load_stored, nearest_cell, spread
 from ...validate import check_choice, check_int
-from ..diagrams import SMALL
+from ..diagrams.canvas import SMALL
 from ..explorer import Explorer
 from ..plots import PALETTE, fixed_layout
 from .embeddings import WIDTH

@@ -20,7 +20,8 @@ from ...config import EncoderConfig
 from ...costs.params import count_parameters
 from ...studies.factorised import break_even_width, token_embedding_params
 from ...validate import check_int
-from ..diagrams import SIZES, SMALL, embedding_diagram
+from ..diagrams.canvas import SIZES, SMALL
+from ..diagrams.embeddings import embedding_diagram
 from ..explorer import Explorer
 from ..plots import PALETTE, fixed_layout
 

@@ -13,7 +13,7 @@ from ...pretraining import corpus
 from ...pretraining.masking import SCHEDULES, MaskingSchedule
 from ...pretraining.tokenizer import WordTokenizer, split_words
 from ...validate import check_int
-from ..diagrams import SMALL
+from ..diagrams.canvas import SMALL
 from ..explorer import Explorer
 from ..plots import PALETTE
 

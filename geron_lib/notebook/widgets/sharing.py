@@ -13,7 +13,8 @@ from matplotlib.ticker import MaxNLocator
 from ...config import SHARING, EncoderConfig
 from ...studies.depth import forward_time_by_sharing, params_by_depth
 from ...validate import check_choice, check_int
-from ..diagrams import SIZES, SMALL, sharing_diagram
+from ..diagrams.canvas import SIZES, SMALL
+from ..diagrams.sharing import sharing_diagram
 from ..explorer import Explorer
 from ..plots import PALETTE
 from .embeddings import CHARTS_HEIGHT, HIDDEN_SIZES, WIDTH, albert_style, two_panels
