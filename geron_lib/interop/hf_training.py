@@ -21,6 +21,14 @@ _ROLES = {"pad_token": "pad_id", "cls_token": "cls_id", "sep_token": "sep_id", "
           "unk_token": "unk_id"}
 
 
+def _check_word_tokenizer(tokenizer) -> None:
+    """A tokenizer with a vocabulary and the special ids, as :func:`hf_tokenizer` reads it."""
+    missing = [a for a in ("vocabulary", *_ROLES.values()) if not hasattr(tokenizer, a)]
+    if missing:
+        raise TypeError(f"tokenizer must be a WordTokenizer (vocabulary and the special ids), got "
+                        f"{type(tokenizer).__name__} without {', '.join(missing)}")
+
+
 def hf_tokenizer(tokenizer):
     """ids(text) = [CLS] words [SEP], as ``WordTokenizer.encode``.
 
@@ -43,12 +51,7 @@ def hf_tokenizer(tokenizer):
     )
     from transformers import PreTrainedTokenizerFast
 
-    missing = [a for a in ("vocabulary", *_ROLES.values())
-               if not hasattr(tokenizer, a)]
-    if missing:
-        raise TypeError(f"tokenizer must be a WordTokenizer (vocabulary and "
-                        f"the special ids), got {type(tokenizer).__name__} "
-                        f"without {', '.join(missing)}")
+    _check_word_tokenizer(tokenizer)
     vocabulary = list(tokenizer.vocabulary)
     special = {role: vocabulary[getattr(tokenizer, attr)]
                for role, attr in _ROLES.items()}
@@ -93,6 +96,17 @@ def collator_masks(hf_tok, ids, *, mask_prob: float = 0.15, seed: int = 1) -> tu
     return out["input_ids"].numpy(), out["labels"].numpy() != -100
 
 
+def _check_masking(original, input_ids, selected, special_ids):
+    """:func:`masking_counts`'s arrays, checked: one shape, no special token selected."""
+    original, input_ids, selected = (np.asarray(a) for a in (original, input_ids, selected))
+    if not original.shape == input_ids.shape == selected.shape:
+        raise ValueError(f"original, input_ids and selected must have one shape, got {original.shape}, "
+                         f"{input_ids.shape} and {selected.shape}")
+    if (selected & np.isin(original, list(special_ids))).any():
+        raise ValueError("selected holds a special token: a masking never selects one")
+    return original, input_ids, selected
+
+
 def masking_counts(original, input_ids, selected, *, mask_id: int,
                    special_ids) -> dict[str, int]:
     """n_kind = #{selected t : x_t -> x'_t of that kind}.
@@ -105,16 +119,9 @@ def masking_counts(original, input_ids, selected, *, mask_id: int,
     unchanged. It reads only what any masking leaves behind, so geron_lib's
     and transformers' maskings are counted alike.
     """
-    original, input_ids, selected = (
-        np.asarray(a) for a in (original, input_ids, selected))
-    if not original.shape == input_ids.shape == selected.shape:
-        raise ValueError(f"original, input_ids and selected must have one "
-                         f"shape, got {original.shape}, {input_ids.shape} "
-                         f"and {selected.shape}")
+    original, input_ids, selected = _check_masking(original, input_ids,
+                                                   selected, special_ids)
     special = np.isin(original, list(special_ids))
-    if (selected & special).any():
-        raise ValueError("selected holds a special token: a masking never "
-                         "selects one")
     new = input_ids[selected]
     became_mask = new == mask_id
     unchanged = (new == original[selected]) & ~became_mask
@@ -126,6 +133,19 @@ def masking_counts(original, input_ids, selected, *, mask_id: int,
             "other": int(other.sum()),
             "other_special": int(other_special.sum()),
             "unchanged": int(unchanged.sum())}
+
+
+def _check_hf_training(epochs, batch_size, lr, schedule, held_out, seed, threads, record):
+    """:func:`hf_train_mlm`'s settings, checked: (epochs, batch_size, lr, seed, threads)."""
+    checked = (check_int("epochs", epochs, minimum=1), check_int("batch_size", batch_size, minimum=1),
+               check_positive_number("lr", lr), check_int("seed", seed, minimum=1),
+               None if threads is None else check_int("threads", threads, minimum=1))
+    check_type("held_out", held_out, MaskedBatch)
+    if not callable(schedule):
+        raise TypeError(f"schedule must be a function of the step (1, 2, ...), got {type(schedule).__name__}")
+    if record is not None:
+        check_type("record", record, list)
+    return checked
 
 
 def hf_train_mlm(hf, hf_tok, train_ids, *,
@@ -162,18 +182,8 @@ def hf_train_mlm(hf, hf_tok, train_ids, *,
 
     from .torch_mlm import hf_mlm_inputs, torch_adamw
 
-    epochs = check_int("epochs", epochs, minimum=1)
-    batch_size = check_int("batch_size", batch_size, minimum=1)
-    lr = check_positive_number("lr", lr)
-    seed = check_int("seed", seed, minimum=1)
-    check_type("held_out", held_out, MaskedBatch)
-    if not callable(schedule):
-        raise TypeError(f"schedule must be a function of the step (1, 2, ...), "
-                        f"got {type(schedule).__name__}")
-    if threads is not None:
-        threads = check_int("threads", threads, minimum=1)
-    if record is not None:
-        check_type("record", record, list)
+    epochs, batch_size, lr, seed, threads = _check_hf_training(
+        epochs, batch_size, lr, schedule, held_out, seed, threads, record)
     held_out_inputs, held_out_loss = hf_mlm_inputs(held_out), []
 
     class HeldOutLoss(TrainerCallback):

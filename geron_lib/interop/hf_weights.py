@@ -84,6 +84,15 @@ def hf_names(config: EncoderConfig, *, pooler: bool = False) -> dict[str, str]:
     return names
 
 
+def _check_mlm_export(config: EncoderConfig) -> str:
+    """The model type of a config whose MLM head transformers can hold."""
+    if config.model_type == "roberta" and config.hidden_act != "gelu":
+        raise ValueError(f"hidden_act must be 'gelu' to export a RoBERTa MaskedLM, got "
+                         f"{config.hidden_act!r}: transformers' RobertaLMHead applies the exact GELU "
+                         "whatever hidden_act says, while geron_lib's head applies hidden_act")
+    return config.model_type
+
+
 def hf_mlm_names(config: EncoderConfig) -> dict[str, str]:
     """name_transformers = model_type.name_base (encoder),  prefix.name (head).
 
@@ -98,13 +107,7 @@ def hf_mlm_names(config: EncoderConfig) -> dict[str, str]:
     RoBERTa config with another ``hidden_act`` is refused.
     """
     names = hf_names(config)  # refuses what transformers cannot hold
-    model_type = config.model_type
-    if model_type == "roberta" and config.hidden_act != "gelu":
-        raise ValueError(f"hidden_act must be 'gelu' to export a RoBERTa "
-                         f"MaskedLM, got {config.hidden_act!r}: transformers' "
-                         "RobertaLMHead applies the exact GELU whatever "
-                         "hidden_act says, while geron_lib's head applies "
-                         "hidden_act")
+    model_type = _check_mlm_export(config)
     names = {ours: f"{model_type}.{theirs}" for ours, theirs in names.items()}
     head = _MLM_HEAD[model_type]
     return names | {f"mlm_head.{k}": v for k, v in head.items()}
@@ -163,19 +166,13 @@ def _base_model_keys(state_dict: Mapping, model_type: str) -> dict:
     return dict(state_dict)
 
 
-def encoder_from_hf(config: EncoderConfig, state_dict, *,
-                    dtype=np.float32) -> Encoder:
-    """W_ours = W_theirs^T for every nn.Linear weight, other arrays as stored.
-
-    ``state_dict`` maps transformers' names to numpy arrays
-    (``AlbertModel``/``BertModel``/``RobertaModel``, or a model with a head
-    on top, whose head is left out); the pooler is read when present. Arrays
-    are copied in ``dtype``.
-    """
+def _check_state_dict(config, state_dict, dtype) -> tuple[dict, dict, bool, np.dtype]:
+    """:func:`encoder_from_hf`'s arguments, checked: the base model's arrays by transformers' name (every
+    one the config needs, float, of its shape, and nothing else), our names for them, whether a pooler is
+    there, the dtype; with memory for the encoder's weights."""
     check_type("config", config, EncoderConfig)
     if not isinstance(state_dict, Mapping):
-        raise TypeError(f"state_dict must be a dict of numpy arrays, "
-                        f"got {type(state_dict).__name__}")
+        raise TypeError(f"state_dict must be a dict of numpy arrays, got {type(state_dict).__name__}")
     dtype = check_float_dtype("dtype", dtype)
     sd = _base_model_keys(state_dict, config.model_type)
     pooler = any(k.startswith("pooler.") for k in sd)
@@ -185,29 +182,37 @@ def encoder_from_hf(config: EncoderConfig, state_dict, *,
     if missing or unexpected:
         more_missing = " ..." if len(missing) > 4 else ""
         more_unexpected = " ..." if len(unexpected) > 4 else ""
-        raise ValueError(f"state_dict does not match the config "
-                         f"({config.model_type}, "
-                         f"{config.num_hidden_layers} layers, "
-                         f"sharing={config.sharing!r}): "
-                         f"missing {missing[:4]}{more_missing}, "
-                         f"unexpected {unexpected[:4]}{more_unexpected}")
+        raise ValueError(f"state_dict does not match the config ({config.model_type}, "
+                         f"{config.num_hidden_layers} layers, sharing={config.sharing!r}): missing "
+                         f"{missing[:4]}{more_missing}, unexpected {unexpected[:4]}{more_unexpected}")
     n = count_parameters(config, pooler=pooler).total
-    check_memory(n * dtype.itemsize,
-                 f"Encoder weights ({n:,} parameters, {dtype})")
+    check_memory(n * dtype.itemsize, f"Encoder weights ({n:,} parameters, {dtype})")
     arrays = {}
     for ours, theirs in names.items():
         value = np.asarray(sd[theirs])
         if value.dtype.kind != "f":
-            raise TypeError(f"state_dict[{theirs!r}] must hold floats, "
-                            f"got {value.dtype}")
-        W = is_transposed(ours)
-        expected = _shape(ours, config)
+            raise TypeError(f"state_dict[{theirs!r}] must hold floats, got {value.dtype}")
+        W, expected = is_transposed(ours), _shape(ours, config)
         if (value.T if W else value).shape != expected:
             stored = expected[::-1] if W else expected
-            raise ValueError(f"state_dict[{theirs!r}] has shape "
-                             f"{value.shape}, expected {stored}")
-        arrays[ours] = np.ascontiguousarray(value.T if W else value,
-                                            dtype=dtype)
+            raise ValueError(f"state_dict[{theirs!r}] has shape {value.shape}, expected {stored}")
+        arrays[theirs] = value
+    return arrays, names, pooler, dtype
+
+
+def encoder_from_hf(config: EncoderConfig, state_dict, *,
+                    dtype=np.float32) -> Encoder:
+    """W_ours = W_theirs^T for every nn.Linear weight, other arrays as stored.
+
+    ``state_dict`` maps transformers' names to numpy arrays
+    (``AlbertModel``/``BertModel``/``RobertaModel``, or a model with a head
+    on top, whose head is left out); the pooler is read when present. Arrays
+    are copied in ``dtype``.
+    """
+    sd, names, pooler, dtype = _check_state_dict(config, state_dict, dtype)
+    arrays = {ours: np.ascontiguousarray(sd[theirs].T if is_transposed(ours)
+                                         else sd[theirs], dtype=dtype)
+              for ours, theirs in names.items()}
 
     def part(prefix):
         return {k[len(prefix):]: v for k, v in arrays.items()

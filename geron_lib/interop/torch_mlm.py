@@ -91,6 +91,12 @@ def compare_mlm(model: MaskedLM, batch: MaskedBatch) -> dict[str, float]:
                                            for k in our_grads}
 
 
+def _check_adamw(lr, eps, weight_decay) -> tuple[float, float, float]:
+    """:func:`torch_adamw`'s numbers, checked: lr > 0, eps > 0, a number for the decay."""
+    return (check_positive_number("lr", lr), check_positive_number("eps", eps),
+            check_number("weight_decay", weight_decay))
+
+
 def torch_adamw(hf, *, lr: float, betas=(0.9, 0.999), eps: float = 1e-6,
                 weight_decay: float = 0.01):
     """theta <- theta - lr (m^ / (sqrt(v^) + eps) + wd theta).
@@ -102,9 +108,7 @@ def torch_adamw(hf, *, lr: float, betas=(0.9, 0.999), eps: float = 1e-6,
     second moment, and both decay the weights before the step, so one step
     of each gives the same parameters.
     """
-    lr = check_positive_number("lr", lr)
-    eps = check_positive_number("eps", eps)
-    weight_decay = check_number("weight_decay", weight_decay)
+    lr, eps, weight_decay = _check_adamw(lr, eps, weight_decay)
     params = [p for p in hf.parameters() if p.requires_grad]
     matrices = [p for p in params if p.ndim >= 2]  # weights, embeddings
     vectors = [p for p in params if p.ndim < 2]    # biases, layer norms

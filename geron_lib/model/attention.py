@@ -75,7 +75,8 @@ def attention_probs_backward(dA, cache, w, g) -> np.ndarray:
     (written by :func:`attention_probs`).
     """
     q, k, x = cache["q"], cache["k"], cache["x"]
-    dS = softmax_backward(dA, cache["A"]) / math.sqrt(q.shape[-1])  # (B, h, T, T)
+    d_head = q.shape[-1]
+    dS = softmax_backward(dA, cache["A"]) / math.sqrt(d_head)  # (B, h, T, T)
     dq = merge_heads(dS @ k)                       # (B, T, H)
     dk = merge_heads(dS.swapaxes(-1, -2) @ q)      # (B, T, H)
     dx_q = linear_backward(dq, x, w["W_Q"], g["W_Q"], g.get("b_Q"))

@@ -58,5 +58,5 @@ def sum_attention_loop(x: np.ndarray, w: dict, num_attention_heads: int,
     out = np.zeros(x.shape, np.result_type(x, w["W_V"]))  # (B, T, H)
     for i in range(num_attention_heads):
         A = head_probs(x, w, i, d_head, mask)  # (B, T, T)
-        out = out + A @ (x @ w["W_V"][i])  # (B, T, H): head i's full-width values
+        out = out + A @ (x @ w["W_V"][i])  # (B, T, H): head i, full width
     return out if w.get("b_O") is None else out + w["b_O"]

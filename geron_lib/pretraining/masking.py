@@ -70,7 +70,8 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
     released code draws it per token). The spans are of tokens, not of
     whole words as in the paper. ``max_ngram`` is at most the rows' length T.
     """
-    ids, mask_prob, max_ngram, rng = _check_bert_mask(ids, tokenizer, mask_prob, max_ngram, rng)
+    ids, mask_prob, max_ngram, rng = _check_bert_mask(ids, tokenizer, mask_prob,
+                                                      max_ngram, rng)
     n_special = len(tokenizer.special_ids)
     if max_ngram == 1:
         selected = (ids >= n_special) & (rng.random(ids.shape) < mask_prob)
@@ -272,9 +273,9 @@ def expected_distinct_masks(n_tokens: int, mask_prob: float, epochs: int,
     probability 1 - (1 - q_j)^n.
     """
     N, p, n = _check_distinct(n_tokens, mask_prob, epochs, schedule, copies)
-    j = np.arange(N + 1)                         # how many positions are selected
-    q = p**j * (1 - p) ** (N - j)                # the probability of one such set
-    seen = -np.expm1(n * np.log1p(-q))           # 1 - (1 - q_j)^n
+    j = np.arange(N + 1)                  # how many positions are selected
+    q = p**j * (1 - p) ** (N - j)         # the probability of one such set
+    seen = -np.expm1(n * np.log1p(-q))    # 1 - (1 - q_j)^n
     return float((comb(N, j) * seen).sum())
 
 

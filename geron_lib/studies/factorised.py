@@ -30,7 +30,8 @@ def token_embedding_params(vocab_size: int, hidden_size: int,
     E < H (E = H is the direct table); True keeps the map at E = H too, as a
     factorised table does.
     """
-    V, H, E = _check_table_sizes(vocab_size, hidden_size, embedding_size, projection)
+    V, H, E = _check_table_sizes(vocab_size, hidden_size, embedding_size,
+                                 projection)
     mapped = E < H or bool(projection)
     return V * E + linear_params(E, H) if mapped else V * H
 

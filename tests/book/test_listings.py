@@ -10,37 +10,11 @@ import ast
 import re
 
 import pytest
-from book_site.pages import ROOT, text_of, toc_pages
+from book_site.pages import ROOT
+from listing_lines import find, listings, measure
 
-INCLUDE = re.compile(r"[`~]{3}\{literalinclude\}\s+(?P<path>\S+)\s*\n(?P<options>(?::[^\n]*\n)*)")
-PYOBJECT = re.compile(r":pyobject:\s*(?P<name>\S+)")
 #: What counts as an equation in a docstring's first line: an equals sign, an update arrow, an approximation.
 EQUATION = re.compile(r"=|<-|\s~\s")
-
-
-def listings() -> list[tuple[str, str, str]]:
-    """(page, included file relative to the root, pyobject) for every literalinclude with :pyobject:."""
-    found = []
-    for page in toc_pages():
-        for match in INCLUDE.finditer(text_of(page)):
-            name = PYOBJECT.search(match["options"])
-            if name:
-                included = (ROOT / "book" / match["path"]).resolve().relative_to(ROOT).as_posix()
-                found.append((page, included, name["name"]))
-    return found
-
-
-def find(tree: ast.Module, dotted: str):
-    """The node of ``Class.method`` or ``function`` in a parsed module, or None."""
-    nodes = tree.body
-    node = None
-    for part in dotted.split("."):
-        defined = (n for n in nodes if isinstance(n, ast.FunctionDef | ast.ClassDef) and n.name == part)
-        node = next(defined, None)
-        if node is None:
-            return None
-        nodes = node.body
-    return node
 
 
 LISTINGS = listings()
@@ -77,3 +51,12 @@ def test_every_listing_fits_the_column(page, path, name):
     lines = source.splitlines()[node.lineno - 1:node.end_lineno]
     wide = {node.lineno + i: len(line) for i, line in enumerate(lines) if len(line) > COLUMN}
     assert not wide, f"{path}:{name} (shown in {page}) has lines wider than {COLUMN} characters: {wide}"
+
+
+@pytest.mark.parametrize("page, path, name", LISTINGS, ids=[f"{p}:{n}" for p, _, n in LISTINGS])
+def test_every_listing_is_the_algorithm(page, path, name):
+    """At most 2 check lines (the rest checked once, in one call or at the public entry) and no speed form:
+    the listing is the textbook computation."""
+    listing = measure(path, name)
+    assert listing.checks <= 2, f"{path}:{name} (shown in {page}) has {listing.checks} check lines"
+    assert not listing.speed, f"{path}:{name} (shown in {page}) uses {listing.speed}"
