@@ -1,5 +1,5 @@
 # Build and test the book and its library. GNU make.
-#   make          same as `make test`
+#   make          the targets, one line each (`make help`); runs nothing else
 #   make check    the fast tier, on every change: ruff, lint-imports and every test that needs no built book,
 #                 browser, JupyterLab, torch/transformers, jax or kernels (pyproject.toml markers), on all cores
 #   make test     everything, before you stop (CI runs it): lint, the book build (as `make book`, but on
@@ -14,10 +14,12 @@
 #   make pdf      the built book printed to one PDF, _build/pdf/book.pdf (Debian's chromium; after make book)
 #   make lab      JupyterLab on the book (local): Run All in a chapter shows its numbers in the prose
 #   make assignments  per chapter, a student notebook of its exercises (no solutions) and an otter
-#                 autograder, under _build/assignments (assignments/spec.yml; README, "For teachers");
+#                 autograder, under _build/assignments, by the geron-assignments command that the install
+#                 puts in .venv/bin (assignments/spec.yml; README, "For teachers");
 #                 after make book: the exercises show the numbers the build recorded (_build/eval_values.json)
 #   make lint     ruff, and lint-imports (the library's layers: pyproject.toml [tool.importlinter])
 #   make clean    remove build output
+# Each target's `## ` comment is its line in `make help`.
 
 PYTHON ?= python3.11
 VENV   := .venv
@@ -29,15 +31,19 @@ HF_STAMP := $(VENV)/.installed-hf
 export PYTHONHASHSEED := 0
 # Let the venv's Jupyter data dir (its python3 kernelspec) win over user/system ones.
 export JUPYTER_PREFER_ENV_PATH := 1
-# Use platformdirs locations now and silence jupyter_core's migration warning.
+# Use the platformdirs locations, which silences jupyter_core's migration warning.
 export JUPYTER_PLATFORM_DIRS := 1
 
-.DEFAULT_GOAL := test
-.PHONY: check test book lint clean distclean install install-hf outputs lab assignments pdf
+.DEFAULT_GOAL := help
+.PHONY: help check test book lint clean distclean install install-hf outputs lab assignments pdf
 
-install: $(STAMP)
+help: ## these targets, one line each
+	@echo "make TARGET, where TARGET is one of:"
+	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(firstword $(MAKEFILE_LIST))
 
-install-hf: $(HF_STAMP)
+install: $(STAMP) ## create .venv from requirements.txt, geron_lib and assignments editable (again on change)
+
+install-hf: $(HF_STAMP) ## add the optional hf extra (torch's CPU wheel, transformers, accelerate) to .venv
 
 $(STAMP): requirements.txt binder/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,7 +66,7 @@ SLOW_TIERS := book or browser or live or hf or jax or slow
 # pytest-xdist: one worker per core
 WORKERS := -n auto
 
-check: $(STAMP)
+check: $(STAMP) ## on every change: lint and the fast tier (no book, browser, torch, jax, kernels)
 	$(MAKE) --no-print-directory lint
 	$(BIN)/python -m pytest -m "not ($(SLOW_TIERS))" $(WORKERS) -q
 
@@ -74,7 +80,7 @@ TEST_BLAS = $(if $(filter x86_64,$(shell uname -m)),OPENBLAS_CORETYPE=$(TEST_COR
 
 # Lint, the book build, tests and strict nbval always all run; the target fails if any fails.
 # The book is built first: the book tiers read the built HTML and the build's executed notebooks.
-test: $(STAMP) $(HF_STAMP)
+test: $(STAMP) $(HF_STAMP) ## before you stop, as CI: lint, the book build, every tier, strict nbval
 	@status=0; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	$(TEST_BLAS) $(MAKE) --no-print-directory book || status=1; \
@@ -88,7 +94,7 @@ test: $(STAMP) $(HF_STAMP)
 # (_ext/library_dependencies.py): rewritten only when they change, so a change re-executes the book.
 BLAS_ENV := OPENBLAS_CORETYPE=$(OPENBLAS_CORETYPE) OPENBLAS_NUM_THREADS=$(OPENBLAS_NUM_THREADS)
 
-book: $(STAMP)
+book: $(STAMP) ## execute the notebooks and build the HTML book, _build/html (RELEASE=1: a release)
 	$(if $(RELEASE),$(BIN)/python scripts/check_release.py config)
 	@mkdir -p _build; echo "$(BLAS_ENV)" | cmp -s - _build/blas-env || echo "$(BLAS_ENV)" > _build/blas-env
 	$(BIN)/jupyter-book build . -nW --keep-going
@@ -98,24 +104,24 @@ book: $(STAMP)
 # Re-execute notebooks in place so their stored outputs (what strict nbval compares) are current.
 #   make outputs                     every notebook in book/
 #   make outputs NB=book/x.ipynb     one notebook
-outputs: $(STAMP)
+outputs: $(STAMP) ## re-execute notebooks in place, storing their outputs (NB=book/x.ipynb: one)
 	$(BIN)/jupyter execute --inplace $(or $(NB),book/*.ipynb)
 
-pdf: $(STAMP)
+pdf: $(STAMP) ## the built book printed to one PDF, _build/pdf/book.pdf (after make book)
 	$(BIN)/python scripts/make_pdf.py
 
-lab: $(STAMP)
+lab: $(STAMP) ## JupyterLab on the book, to run the chapters live
 	$(BIN)/jupyter lab
 
-assignments: $(STAMP)
-	$(BIN)/python scripts/assignments.py make
+assignments: $(STAMP) ## student notebooks and autograders, _build/assignments (after make book)
+	$(BIN)/geron-assignments make
 
-lint: $(STAMP)
+lint: $(STAMP) ## ruff, and lint-imports (the library's layers)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports
 
-clean:
+clean: ## remove build output (_build)
 	rm -rf _build
 
-distclean: clean
+distclean: clean ## clean, and remove .venv and the tools' caches
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis .ruff_cache

@@ -2,8 +2,10 @@
 checks call the library's checkers, so students get the same hints as in the book, and hidden tests that
 grade what comes back.
 
-    python -m assignments make [CHAPTER ...] [--out DIR] [--no-run-tests]     (what `make assignments` runs)
-    python -m assignments grade CHAPTER SUBMISSION.ipynb ... [--out DIR] [--cell-timeout S] [--timeout S]
+    geron-assignments make [CHAPTER ...] [--out DIR] [--no-run-tests]     (what `make assignments` runs)
+    geron-assignments grade CHAPTER SUBMISSION.ipynb ... [--out DIR] [--cell-timeout S] [--timeout S]
+
+(``python -m assignments`` is the same command line.)
 
 The modules: ``spec`` reads ``assignments/spec.yml`` (which exercises are graded, and how); ``myst``
 reads the chapters' exercises and turns their MyST into the Markdown Jupyter renders; ``master`` writes a

@@ -1,5 +1,5 @@
-"""Student notebooks and otter autograders from the book's exercises, and grading: ``python -m assignments
-make|grade`` (``make assignments`` runs ``make``).
+"""Student notebooks and otter autograders from the book's exercises, and grading: ``geron-assignments
+make|grade``, or ``python -m assignments make|grade`` (``make assignments`` runs ``geron-assignments make``).
 
 ``make`` reads ``assignments/spec.yml`` and the chapters under ``book/``, and needs the built book (``make
 book``: the exercises' ``{eval}`` numbers are the ones it shows). Each exercise is found by its label and
@@ -26,7 +26,9 @@ from .spec import load_spec
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m assignments", description=__doc__.split("\n\n")[0])
+    # named as it was started: geron-assignments, or python -m assignments (whose argv[0] is this file)
+    prog = "python -m assignments" if Path(sys.argv[0]).name == "__main__.py" else None
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     making = commands.add_parser("make", help="student notebooks and autograders (make assignments; after "
                                               "make book)")

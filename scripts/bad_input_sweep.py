@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import os
 import pickle
 import re
@@ -168,11 +169,21 @@ def run_case(case, time_limit: float = TIME_LIMIT) -> Run:
         return Run()
 
 
+def cases_package(directory: Path = CASES_DIR) -> None:
+    """``directory`` imported as the package ``bad_inputs`` (its cases import ``bad_inputs.case``), unless a
+    package of that name is imported already (the tests' own, under pytest)."""
+    if "bad_inputs" in sys.modules:
+        return
+    spec = importlib.util.spec_from_file_location("bad_inputs", directory / "__init__.py",
+                                                  submodule_search_locations=[str(directory)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["bad_inputs"] = package
+    spec.loader.exec_module(package)
+
+
 def load_cases(directory: Path = CASES_DIR, pattern: str = "*") -> list:
     """Every ``CASES`` list of ``cases_<pattern>.py`` in ``directory``, in file order."""
-    for path in (str(ROOT), str(ROOT / "tests")):
-        if path not in sys.path:
-            sys.path.insert(0, path)
+    cases_package(directory)
     cases = []
     for path in sorted(directory.glob(f"cases_{pattern}.py")):
         module = importlib.import_module(f"bad_inputs.{path.stem}")

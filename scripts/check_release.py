@@ -1,6 +1,7 @@
 """Refuse to call a build a release while the book names a placeholder repository.
 
-    python scripts/check_release.py config        before the build: _config.yml must name a real repository
+    python scripts/check_release.py config        before the build: _config.yml must name a real repository,
+                                                  and pyproject.toml's [project.urls] point into it
     python scripts/check_release.py pages [DIR]   after it: no page of DIR (default _build/html) may link to
                                                   the placeholder repository
 
@@ -13,13 +14,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tomllib
 from pathlib import Path
 from urllib.parse import urlparse
 
-sys.path.append(str(Path(__file__).resolve().parent))  # last: scripts/assignments.py hides no package
-from colab_cells import RELEASE_REF, ROOT, repository  # noqa: E402
+from colab_cells import RELEASE_REF, ROOT, repository  # scripts/colab_cells.py, beside this script
 
-#: The address the book carried before a real one was set; no release may point at it.
+#: The address the book carries until it has a public home; no release may point at it.
 PLACEHOLDER_URL = "https://github.com/geron-lib/geron-book"
 
 
@@ -36,6 +37,14 @@ def config_problems(repo: dict) -> list[str]:
     return problems
 
 
+def metadata_problems(repo: dict, pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
+    """Every ``[project.urls]`` entry of ``pyproject`` outside the repository that ``repo`` names."""
+    url = str(repo.get("url", "")).rstrip("/")
+    urls = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"].get("urls", {})
+    return [f"pyproject.toml's [project.urls] {name} is {value}, outside the repository {url}"
+            for name, value in urls.items() if value.rstrip("/") != url and not value.startswith(url + "/")]
+
+
 def page_problems(html_dir: Path) -> list[str]:
     """Every built page that still names the placeholder repository (by its path, in any link or text)."""
     if not (html_dir / "index.html").is_file():
@@ -50,11 +59,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("what", choices=("config", "pages"))
     parser.add_argument("html_dir", nargs="?", default=str(ROOT / "_build" / "html"))
     args = parser.parse_args(argv)
-    problems = config_problems(repository()) if args.what == "config" else page_problems(Path(args.html_dir))
+    if args.what == "config":
+        problems = config_problems(repository()) + metadata_problems(repository())
+    else:
+        problems = page_problems(Path(args.html_dir))
     for problem in problems:
         print(f"not a release: {problem}", file=sys.stderr)
     if problems:
-        print("Set the repository in _config.yml (README, \"Publishing a release\"), run "
+        print("Set the repository in _config.yml and pyproject.toml (README, \"Publishing a release\"), run "
               "scripts/colab_cells.py, then build again.", file=sys.stderr)
     return 1 if problems else 0
 

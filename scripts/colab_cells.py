@@ -67,7 +67,7 @@ def install_source(url: str, branch: str, *, placeholder: bool = False) -> str:
     if not isinstance(branch, str) or not RELEASE_REF.fullmatch(branch):
         raise ValueError(f"repository branch must pin a release, a tag such as v1.0 or a full 40-digit "
                          f"commit hash, not a moving branch; got {branch!r}")
-    requirement = f"geron-lib @ git+{url.removesuffix('/')}@{branch}"
+    requirement = f"geron-lib[book] @ git+{url.removesuffix('/')}@{branch}"  # book: what the pages draw with
     return "\n".join([*head, "import subprocess", "import sys", "",
                       f'REQUIREMENT = "{requirement}"',
                       'if importlib.util.find_spec("geron_lib") is None:',

@@ -369,7 +369,7 @@ class Encoder:
         """The last layer's hidden states, (B, T, H); a 1-D ``input_ids`` is one batch row.
 
         ``token_type_ids`` and ``attention_mask`` are keyword-only: transformers' models take
-        ``attention_mask`` second, this signature used to take ``token_type_ids`` second.
+        ``attention_mask`` second, so a second positional argument could be read as either.
         """
         return self._forward_rows(*self._check_inputs(input_ids, token_type_ids, attention_mask))[-1]
 

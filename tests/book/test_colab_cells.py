@@ -72,7 +72,7 @@ def test_a_release_cell_pip_installs_the_pinned_release_where_geron_lib_is_missi
     url = "https://github.com/example-org/example-book"
     exec(colab_cells.install_source(url, ref), {})
     assert calls == [([sys.executable, "-m", "pip", "install", "--quiet",
-                       f"geron-lib @ git+{url}@{ref}"], True)]
+                       f"geron-lib[book] @ git+{url}@{ref}"], True)]
 
 
 @pytest.mark.parametrize("url, branch, message", [

@@ -201,11 +201,6 @@ def third_party(modules: set[str]) -> set[str]:
     return {top for top in tops if top not in sys.stdlib_module_names and module_file(top) is None}
 
 
-def scripts_loaded_by(path: Path) -> list[Path]:
-    """Scripts a notebook runs as modules (the teachers' page loads scripts/assignments.py)."""
-    return [ROOT / "scripts" / name for name in re.findall(r"\.\./scripts/(\w+\.py)", path.read_text())]
-
-
 def run_on_import(trees: list[tuple[ast.Module, str]]) -> set[str]:
     """Third-party modules imported when ``trees`` run, following imports of this repository's modules (and
     the packages around them) to their own module-level imports."""
@@ -229,10 +224,9 @@ def notebooks() -> list[Path]:
 
 
 def reader_trees() -> list[tuple[ast.Module, str]]:
-    """Every chapter cell, and every script a chapter loads, as (tree, package)."""
-    trees = [(cell, "") for path in notebooks() for cell in parse_notebook_cells(path)]
-    trees += [parse_module(script) for path in notebooks() for script in scripts_loaded_by(path)]
-    return trees
+    """Every chapter cell as (tree, package); run_on_import follows what they import of this repository
+    (geron_lib, and the assignments package the teachers' page reads)."""
+    return [(cell, "") for path in notebooks() for cell in parse_notebook_cells(path)]
 
 
 @cache

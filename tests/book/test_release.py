@@ -1,15 +1,14 @@
 """`make book RELEASE=1`: no release while the book names a placeholder repository."""
 
-import importlib.util
 import subprocess
 import sys
 
 import pytest
 from book_site.pages import ROOT, config
 
-_spec = importlib.util.spec_from_file_location("check_release", ROOT / "scripts" / "check_release.py")
-check_release = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(check_release)
+# scripts/ on the path, as `python scripts/check_release.py` has it: the script imports colab_cells beside it
+sys.path.append(str(ROOT / "scripts"))
+import check_release  # noqa: E402
 
 RELEASE = {"url": "https://github.com/example-org/example-book", "branch": "v1.0", "placeholder": False}
 
@@ -31,6 +30,24 @@ def test_the_placeholder_configuration_is_not_a_release():
 def test_a_release_names_a_real_repository_at_a_pinned_ref(changes, problem):
     problems = check_release.config_problems(RELEASE | changes)
     assert (problems == []) if problem is None else any(problem in p for p in problems)
+
+
+def test_the_package_metadata_names_the_repository_of_the_config():
+    assert check_release.metadata_problems(config()["repository"]) == []
+
+
+@pytest.mark.parametrize("urls, problems", [
+    ({"Repository": RELEASE["url"], "Issues": RELEASE["url"] + "/issues"}, []),
+    ({"Repository": RELEASE["url"] + "/"}, []),
+    ({"Repository": check_release.PLACEHOLDER_URL, "Issues": RELEASE["url"] + "/issues"}, ["Repository"]),
+    ({"Issues": RELEASE["url"] + "-fork/issues"}, ["Issues"]),  # another repository whose name starts alike
+])
+def test_a_release_needs_the_package_urls_in_its_repository(tmp_path, urls, problems):
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text("[project]\nname = 'x'\n[project.urls]\n"
+                         + "".join(f"{name} = '{url}'\n" for name, url in urls.items()))
+    found = check_release.metadata_problems(RELEASE, pyproject)
+    assert [p.split("] ", 1)[1].split(" ", 1)[0] for p in found] == problems
 
 
 def test_pages_that_still_link_the_placeholder_fail(tmp_path):

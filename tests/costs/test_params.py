@@ -44,7 +44,7 @@ def test_items_add_up_and_sharing_saves_whole_blocks(config):
 
 
 def test_items_are_the_additive_parts_by_name():
-    # items() once took the first 11 dataclass fields; now it names them, and each is what the encoder stores
+    # items() names its fields (ParameterCount.ADDITIVE), not the dataclass's first ones; each is stored
     config = PRESETS["tiny-albert"].replace(sharing="none")
     c = count_parameters(config, pooler=True)
     assert list(c.items()) == list(ParameterCount.ADDITIVE)

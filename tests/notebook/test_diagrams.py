@@ -351,7 +351,7 @@ def test_draws_into_given_axes_and_replaces_what_it_drew():
     chart.plot([0, 1], [0, 1])
     out, alt = D.embedding_diagram(PRESETS["albert-base-v2"], ax=panel)
     assert out is fig and len(chart.lines) == 1 and len(boxes(fig, "W_P")) == 1
-    D.embedding_diagram(PRESETS["bert-base"], ax=panel)  # no projection now: the old box is gone
+    D.embedding_diagram(PRESETS["bert-base"], ax=panel)  # no projection: the first drawing's box is gone
     assert not boxes(fig, "W_P") and len(boxes(fig, "token_table")) == 1
     assert layout_problems(fig) == []
 

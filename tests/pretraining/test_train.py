@@ -184,7 +184,7 @@ def test_evaluate_in_chunks_equals_the_whole_batch():
 
 
 def test_evaluate_refuses_a_batch_with_nothing_to_predict():
-    # before: it divided by zero; now it says why
+    # no masked position: the mean loss would divide by zero, so it is refused, saying why
     model, batch = MaskedLM(CONFIG, seed=3), bert_mask(IDS, TOK, mask_prob=0.3, rng=4)
     empty = type(batch)(batch.input_ids, batch.labels, np.zeros_like(batch.decision), batch.attention_mask)
     with pytest.raises(ValueError, match="nothing to predict"):
