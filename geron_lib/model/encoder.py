@@ -223,10 +223,12 @@ class Encoder:
     def _check_inputs(self, input_ids, token_type_ids, attention_mask):
         """(ids, token types or None, additive mask or None), every argument checked before any work."""
         c = self.config
-        if isinstance(input_ids, np.ndarray) and input_ids.ndim in (1, 2):  # sizes first: no work on them
+        sized = isinstance(input_ids, np.ndarray) and input_ids.ndim in (1, 2)
+        if sized:  # sizes first: no work on them
             self.check_batch_size(*((1,) + input_ids.shape)[-2:])
         ids, _ = check_token_ids("input_ids", input_ids, vocab_size=c.vocab_size)
-        self.check_batch_size(*ids.shape)
+        if not sized:
+            self.check_batch_size(*ids.shape)
         extra = {}
         for name, value, limit, limit_name in (
                 ("token_type_ids", token_type_ids, c.type_vocab_size, "type_vocab_size"),
@@ -250,10 +252,9 @@ class Encoder:
         """X_0 = embed(ids),  X_l = block_l(X_{l-1}) for l = 1 .. L.
 
         Returns [X_L], or every X_l with keep_all. The kernel behind every
-        public call: (B, T) int arrays and an additive mask (see
-        :meth:`check_kernel_inputs`); writes ``cache``: "embed" and l.
+        public call, on inputs they checked: (B, T) int arrays and an
+        additive mask; writes ``cache``: "embed" and l.
         """
-        self.check_kernel_inputs(ids, token_type_ids, mask, cache, keep_all)
         c = self.config
         x = embed(ids, self.embeddings, c, token_type_ids,
                   sub_cache(cache, "embed"))
@@ -303,45 +304,6 @@ class Encoder:
             g = grads[name]
             if not isinstance(g, np.ndarray) or g.shape != p.shape or g.dtype.kind != "f":
                 raise ValueError(f"grads[{name!r}] must be a float array of shape {p.shape}")
-
-    def check_kernel_inputs(self, ids, token_type_ids, mask, cache, keep_all) -> None:
-        """Refuse what :meth:`forward` cannot read, cheaply (no copy): ids and token types must be (B, T)
-        integer arrays within their tables (numpy would read -1 as the last row), the mask an additive
-        (B, 1, 1, T) or (B, 1, T, T) float array of zeros and negatives, as :func:`additive_mask` makes
-        from an ``attention_mask`` of ones and zeros (which the public calls take)."""
-        c = self.config
-        for name, value, limit, limit_name in (("ids", ids, c.vocab_size, "vocab_size"),
-                                               ("token_type_ids", token_type_ids, c.type_vocab_size,
-                                                "type_vocab_size")):
-            if value is None and name == "token_type_ids":
-                continue
-            if not isinstance(value, np.ndarray) or value.dtype.kind not in "iu" or value.ndim != 2:
-                raise TypeError(f"{name} must be a (B, T) integer array (call the encoder itself for lists "
-                                f"and 1-D input), got {type(value).__name__}"
-                                + (f" of {value.dtype}, shape {value.shape}" if isinstance(value, np.ndarray)
-                                   else ""))
-            if value.size == 0 or value.shape != ids.shape:
-                raise ValueError(f"{name} must be a non-empty (B, T) array like ids {ids.shape}, got "
-                                 f"{value.shape}")
-            if value.min() < 0 or value.max() >= limit:
-                raise ValueError(f"{name} must lie in [0, {limit_name}) = [0, {limit}), got values from "
-                                 f"{value.min()} to {value.max()}")
-        if mask is not None:
-            B, T = ids.shape
-            if (not isinstance(mask, np.ndarray) or mask.dtype.kind != "f" or mask.ndim != 4
-                    or mask.shape[:2] != (B, 1) or mask.shape[2] not in (1, T) or mask.shape[3] != T):
-                got = f"shape {mask.shape}" if isinstance(mask, np.ndarray) else type(mask).__name__
-                raise ValueError(f"mask must be an additive float mask of shape (B, 1, 1, T) = "
-                                 f"{(B, 1, 1, T)} "
-                                 f"or (B, 1, T, T), as additive_mask makes; got {got}")
-            if np.isnan(mask).any() or mask.max() > 0:
-                raise ValueError("mask must be additive: 0 where a position is attended, a large negative "
-                                 "number where it is not (additive_mask(attention_mask, dtype) makes it "
-                                 "from ones and zeros)")
-        if cache is not None and not isinstance(cache, dict):
-            raise TypeError(f"cache must be a dict or None, got {type(cache).__name__}")
-        check_bool("keep_all", keep_all)
-        self.check_batch_size(*ids.shape)
 
     def forward_cached(self, input_ids, *, token_type_ids=None, attention_mask=None
                        ) -> tuple[np.ndarray, dict]:

@@ -4,10 +4,9 @@ softmax, the activations and the feed-forward sublayer.
 A forward that is given a ``cache`` dict records there what its backward reads; a backward
 ``*_backward(dy, ...)`` takes dL/d(output), returns dL/d(input) and ADDS each weight's gradient into the
 array passed for it (a sublayer shared by several layers receives the sum over its uses).
-These are kernels: they trust their inputs and check none of them. The public entries (``Encoder``,
-``MaskedLM``, ``multi_head_attention``) check the inputs before calling them, some more than once: an
-``Encoder()`` call runs ``check_batch_size`` three times: twice in ``_check_inputs``, and once in
-``forward``'s ``check_kernel_inputs`` (once per part of the batch when its rows are shared between threads).
+These are kernels: they trust their inputs and check none of them. The public entries (``Encoder``'s
+call and its ``forward_cached``, ``hidden_states`` and ``attentions``, ``MaskedLM``'s losses,
+``multi_head_attention``) check the inputs once, before calling them.
 """
 
 from __future__ import annotations
