@@ -15,7 +15,7 @@ from ..config import EncoderConfig
 from ..validate import check_bool, check_int
 from .itemised import Itemised
 from .params import count_parameters
-from .sequence import check_sequence
+from .sequence import check_estimate_sequence
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def count_flops(config: EncoderConfig, seq_len: int, *, batch: int = 1, pooler: 
     tables, which are trained. The backward runs through what a loss reads: a training step needs the MLM
     or the NSP head, and the pooler's backward is counted only when the NSP head reads it.
     """
-    T, n = check_sequence(config, seq_len, masked)
+    T, n = check_estimate_sequence(config, seq_len, masked)
     B = check_int("batch", batch, minimum=1)
     for name, flag in (("pooler", pooler), ("mlm_head", mlm_head), ("nsp_head", nsp_head),
                        ("training", training)):
@@ -154,7 +154,7 @@ def approximate_flops_per_token(config: EncoderConfig, seq_len: int, *, training
     shared sublayer is used in every layer: with ALBERT's sharing of everything it counts the one stored
     layer once instead of L times, 2 (L - 1) N_layer too few.
     """
-    T, _ = check_sequence(config, seq_len)
+    T, _ = check_estimate_sequence(config, seq_len)
     check_bool("training", training)
     forward = 2 * count_parameters(config).encoder + 4 * config.num_hidden_layers * T * config.hidden_size
     return 3 * forward if training else forward

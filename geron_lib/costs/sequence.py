@@ -6,7 +6,8 @@ from ..config import EncoderConfig, max_length
 from ..validate import check_int, check_type
 
 
-def check_sequence(config: EncoderConfig, seq_len: int, masked: int | None = None) -> tuple[int, int]:
+def check_estimate_sequence(config: EncoderConfig, seq_len: int,
+                            masked: int | None = None) -> tuple[int, int]:
     """(T, n) = (seq_len, masked or T): the tokens, and the positions predicted in each sequence.
 
     Checks ``config``, that its position table covers T tokens and that 1 <= n <= T; shared by the cost

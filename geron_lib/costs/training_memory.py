@@ -17,7 +17,7 @@ from ..validate import check_float_dtype, check_int
 from .itemised import Itemised
 from .memory import block_backward_workspace, block_cache_elements
 from .params import count_parameters
-from .sequence import check_sequence
+from .sequence import check_estimate_sequence
 
 #: Bytes of one token id, position or target: numpy's default integer (int64).
 INDEX_BYTES = np.dtype(np.int64).itemsize
@@ -88,7 +88,7 @@ def training_memory(config: EncoderConfig, batch: int, seq_len: int, *, dtype=np
     gradient and the tied decoder's V x E gradient product) or a block's (:func:`block_backward_workspace`,
     with the n H gradient of the predicted rows).
     """
-    T, per_sequence = check_sequence(config, seq_len, masked)
+    T, per_sequence = check_estimate_sequence(config, seq_len, masked)
     B = check_int("batch", batch, minimum=1)
     s = check_float_dtype("dtype", dtype).itemsize
     c = config

@@ -24,11 +24,12 @@ from .attention import head_split_diagram, output_projection_diagram
 from .canvas import CYCLE, GREY, LABEL, ROLE, SIZES, SMALL, TITLE, show, svg
 from .embeddings import embedding_diagram
 from .encoder_block import encoder_block_diagram
-from .masking import MAX_EPOCHS, SCHEDULE_LABELS, masking_timeline_diagram
+from .masking import MAX_DRAWN_EPOCHS, SCHEDULE_LABELS, masking_timeline_diagram
 from .sharing import RECURRENCE_KINDS, recurrence_diagram, sharing_diagram
 
 __all__ = [
-    "CYCLE", "GREY", "LABEL", "MAX_EPOCHS", "RECURRENCE_KINDS", "ROLE", "SCHEDULE_LABELS", "SIZES", "SMALL",
+    "CYCLE", "GREY", "LABEL", "MAX_DRAWN_EPOCHS", "RECURRENCE_KINDS", "ROLE", "SCHEDULE_LABELS", "SIZES",
+    "SMALL",
     "TITLE", "embedding_diagram", "encoder_block_diagram", "head_split_diagram", "masking_timeline_diagram",
     "output_projection_diagram", "recurrence_diagram", "sharing_diagram", "show", "svg",
 ]

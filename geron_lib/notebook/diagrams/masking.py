@@ -12,7 +12,7 @@ from ...validate import check_int
 from .canvas import LABEL, SMALL, Canvas, count_text, head_colour, plural, text, tint, title
 
 #: The most epochs a masking timeline shows (one column each, wide enough for a two-digit label).
-MAX_EPOCHS = 30
+MAX_DRAWN_EPOCHS = 30
 SCHEDULE_LABELS = {"static": "static", "duplicated": "static x {k}", "dynamic": "dynamic"}
 
 
@@ -21,8 +21,9 @@ def masking_timeline_diagram(epochs: int = 8, copies: int = 3, *, ax: Axes | Non
     """m(e) = 0 (static),  e mod k (static x k),  e (dynamic): the masking each epoch e uses, as rows of
     epochs, with the maskings each sequence gets (:func:`geron_lib.pretraining.masking.mask_index`)."""
     epochs = check_int("epochs", epochs, minimum=1)
-    if epochs > MAX_EPOCHS:
-        raise ValueError(f"epochs must be at most {MAX_EPOCHS} (one readable column each), got {epochs}")
+    if epochs > MAX_DRAWN_EPOCHS:
+        raise ValueError(f"epochs must be at most {MAX_DRAWN_EPOCHS} (one readable column each), got "
+                         f"{epochs}")
     copies = check_int("copies", copies, minimum=1)
     c = Canvas(ax, "masking_timeline")
     width = c.width
