@@ -28,11 +28,13 @@ import time
 
 from _thread_count import set_threads
 
-#: "a": the issue's size; "experiment-*": the trade-off experiment's runs (geron_lib.studies.tradeoffs.Setup,
+#: "a": a mid size; "experiment-*": the trade-off experiment's runs (geron_lib.studies.tradeoffs.Setup,
 #: the stored grid's settings), not shared at E = H and all shared at its smallest sharing-mode E
-SIZES = ("a", "experiment-none", "experiment-all")
+#: "grid-wide": the context grid's wide cell (geron_lib.studies.context_grid.Grid: all shared at H 128, h 4,
+#: F 512, E 64), the width bet against "experiment-none"
+SIZES = ("a", "experiment-none", "experiment-all", "grid-wide")
 #: The largest ratio geron_lib / PyTorch each size's target allows.
-TARGET = {"a": 1.3, "experiment-none": 1.2, "experiment-all": 1.2}
+TARGET = {"a": 1.3, "experiment-none": 1.2, "experiment-all": 1.2, "grid-wide": 1.2}
 LR, MAX_NORM, WEIGHT_DECAY, EPS, MASK_PROB = 1e-4, 1.0, 0.01, 1e-6, 0.15
 
 
@@ -44,6 +46,11 @@ def size(name: str):
     if name == "a":
         return EncoderConfig(vocab_size=5000, hidden_size=256, num_hidden_layers=4, num_attention_heads=4,
                              intermediate_size=1024), 16, 128
+    if name == "grid-wide":
+        from geron_lib.studies.context_grid import Grid
+
+        grid = Grid()
+        return grid.model_config(grid.wide_cell), grid.base.batch_size, grid.base.T
     setup = Setup()
     sharing = name.removeprefix("experiment-")
     E = (max if sharing == "none" else min)(setup.mode_embedding_sizes)
