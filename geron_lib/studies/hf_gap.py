@@ -25,7 +25,7 @@ from ..pretraining.train import TrainingConfig, learning_rate, train_mlm
 from ..validate import check_int, check_type
 
 #: The per-seed held-out losses over many seeds, shipped with the library (the script writes them).
-STORED = Path(__file__).parents[1] / "studies" / "data" / "hf_gap.json"
+STORED = Path(__file__).parent / "data" / "hf_gap.json"
 #: The runs of one seed, each differing from the next by one ingredient, from the Trainer to train_mlm.
 RUNS = ("PyTorch", "replayed", "words_only", "torch_order", "numpy")
 
@@ -37,7 +37,7 @@ def as_masked_batch(batch: dict, tokenizer: Tokenizer, width: int) -> MaskedBatc
     or tensors); they are padded back to ``width`` >= T' positions, and each selected position's decision
     (MASKED, RANDOM or KEPT) is read from what it became.
     """
-    from .torch_mlm import IGNORE_INDEX
+    from ..interop.torch_mlm import IGNORE_INDEX
 
     arrays = {k: np.asarray(batch[k], dtype=np.int64) for k in ("input_ids", "labels", "attention_mask")}
     width = check_int("width", width, minimum=arrays["input_ids"].shape[1])
@@ -129,8 +129,8 @@ def gap_runs(tokenizer: Tokenizer, train_ids: np.ndarray, held_out: MaskedBatch,
     replacements redrawn from the words, "torch_order" on the numpy run's masks in the Trainer's batch
     order.
     """
-    from .hf_training import hf_tokenizer, hf_train_mlm
-    from .torch_mlm import hf_masked_lm
+    from ..interop.hf_training import hf_tokenizer, hf_train_mlm
+    from ..interop.torch_mlm import hf_masked_lm
 
     check_type("tokenizer", tokenizer, Tokenizer)
     check_type("held_out", held_out, MaskedBatch)
