@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
-from pathlib import Path
 
 import numpy as np
 
@@ -23,9 +21,10 @@ from ..pretraining.masking import MaskingSchedule, as_generator
 from ..pretraining.tokenizer import Tokenizer
 from ..pretraining.train import TrainingConfig, learning_rate, train_mlm
 from ..validate import check_int, check_type
+from . import stored
 
 #: The per-seed held-out losses over many seeds, shipped with the library (the script writes them).
-STORED = Path(__file__).parent / "data" / "hf_gap.json"
+STORED = stored.DATA / "hf_gap.json"
 #: The runs of one seed, each differing from the next by one ingredient, from the Trainer to train_mlm.
 RUNS = ("PyTorch", "replayed", "words_only", "torch_order", "numpy")
 
@@ -185,4 +184,4 @@ def gap_runs(tokenizer: Tokenizer, train_ids: np.ndarray, held_out: MaskedBatch,
 def load_stored(path=STORED) -> dict:
     """The per-seed held-out losses that ``scripts/hf_gap_experiment.py`` wrote, one list per run of
     :data:`RUNS`, and the setup they ran at."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    return stored.load(path, "scripts/hf_gap_experiment.py")

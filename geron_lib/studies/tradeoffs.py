@@ -12,7 +12,6 @@ training step of a cell's model timed side by side with others'.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import time
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from ..pretraining.tokenizer import SPECIAL_TOKENS
 from ..pretraining.train import AdamW, TrainingConfig, clip_grad_norm, evaluate, learning_rate, train_mlm
 from ..timing import sample_seconds
 from ..validate import check_choice, check_int, check_positive_number, check_type
+from . import stored
 from .depth import layer_movement
 from .dynamic_masking import HELD_OUT_MASK_SEED
 from .factorised import rank_errors
@@ -43,10 +43,10 @@ ENERGY = 0.9
 #: (:func:`moved_rows`): training, not the random start, then sets where it points.
 MOVED = 1.0
 #: The stored grid, shipped with the library (``scripts/tradeoff_experiment.py`` writes it).
-STORED = Path(__file__).parent / "data" / "tradeoffs.json"
+STORED = stored.DATA / "tradeoffs.json"
 #: One longer run beside it: the unfactorised, not-shared cell, seed 0, 16 epochs
 #: (``scripts/tradeoff_experiment.py --epochs 16 --seeds 0 --cells 64:none --workers 1 --output ...``).
-LONG_RUN = STORED.with_name("tradeoff_long_run.json")
+LONG_RUN = stored.DATA / "tradeoff_long_run.json"
 
 
 @dataclass(frozen=True)
@@ -386,13 +386,7 @@ def summary(result: dict, key: str = "perplexity") -> dict[tuple[int, str], tupl
 def load_stored(path=STORED) -> dict:
     """The grid ``scripts/tradeoff_experiment.py`` stored: by default the one shipped with the library
     (:data:`STORED`, ``geron_lib/studies/data/tradeoffs.json``)."""
-    if not isinstance(path, str | Path):
-        raise TypeError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no stored grid at {path}: run scripts/tradeoff_experiment.py --output "
-                                f"{path}, or read the one shipped with the library (no path)")
-    return json.loads(path.read_text(encoding="utf-8"))
+    return stored.load(path, "scripts/tradeoff_experiment.py")
 
 
 def _check_result(result) -> dict:
