@@ -13,7 +13,7 @@ from ..pretraining.subword import WordPieceTokenizer
 from ..pretraining.tokenizer import SPECIAL_TOKENS
 from ..validate import check_finite_array, check_int, check_type
 from . import stored
-from .tradeoffs import Setup
+from .tradeoffs.setup import Setup
 
 #: The cell and seed shipped: ``scripts/ship_miniature.py`` copies its weights from the grid's cache.
 CELL, SEED = (64, "none"), 0
