@@ -21,8 +21,9 @@ import time
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy is imported
 
-from geron_lib.interop.jax_programs import compiled_programs, time_styles, versions  # noqa: E402
+from geron_lib.interop.jax_programs import compiled_programs, versions  # noqa: E402
 from geron_lib.studies.compiled_heads import product_table  # noqa: E402
+from geron_lib.studies.jax_timing import time_styles  # noqa: E402
 
 #: The functions time_styles times, in its rows' keys
 TIMED = ("numpy loop", "numpy batched", "jax loop", "jax vmap", "jax batched")

@@ -33,6 +33,7 @@ from geron_lib.model.encoder import Encoder
 from geron_lib.studies import context_grid as cg
 from geron_lib.studies import finetuning as ft
 from geron_lib.studies import tradeoffs as tx
+from geron_lib.studies.stored import load
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "geron_lib" / "studies" / "data" / "context_grid.json"
@@ -131,7 +132,7 @@ def main(argv: list[str]) -> None:
     header = json.loads(json.dumps({"grid": tx.rounded(dataclasses.asdict(grid)),
                                     "finetuning_setup": tx.rounded(dataclasses.asdict(budget)),
                                     "cells": [list(c) for c in args.cells] if args.cells else None}))
-    stored = json.loads(args.output.read_text(encoding="utf-8")) if args.output.is_file() else {}
+    stored = load(args.output, "scripts/context_grid.py") if args.output.is_file() else {}
     if {k: stored.get(k) for k in header} != header:
         if stored:
             print(f"{args.output} holds another grid: starting afresh", flush=True)

@@ -1,10 +1,10 @@
 """The numpy-against-PyTorch gap of the appendix "From numpy to PyTorch", over many seeds.
 
-For every seed, the runs of geron_lib.interop.hf_gap.RUNS at the appendix's setup (chapter 4's in-notebook
+For every seed, the runs of geron_lib.studies.hf_gap.RUNS at the appendix's setup (chapter 4's in-notebook
 experiment): the Trainer, its batches replayed through train_mlm, the same with the collator's special
 replacements redrawn from the words, the numpy run's masks in the Trainer's batch order, and the numpy run.
 Writes the held-out losses after the last epoch to geron_lib/studies/data/hf_gap.json, which the appendix
-reads (geron_lib.interop.hf_gap.STORED).
+reads (geron_lib.studies.hf_gap.STORED).
 
 Run from the repository root (about 4 minutes for 30 seeds on one core of a quiet machine):
   OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/hf_gap_experiment.py [n_seeds]
@@ -15,8 +15,8 @@ import json
 import sys
 import time
 
-from geron_lib.interop import hf_gap
 from geron_lib.studies import dynamic_masking as mx
+from geron_lib.studies import hf_gap
 
 
 def main(n_seeds: int = 30) -> None:

@@ -34,6 +34,7 @@ import numpy as np
 from geron_lib.model.checkpoint import encoder_from_arrays
 from geron_lib.studies import finetuning as ft
 from geron_lib.studies import tradeoffs as tx
+from geron_lib.studies.stored import load
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Where the library ships the grid (geron_lib.studies.tradeoffs.STORED), in this checkout.
@@ -170,7 +171,7 @@ def main(argv: list[str]) -> None:
     if args.cells:
         header["cells"] = [list(c) for c in grid]
     header = json.loads(json.dumps(header))
-    stored = json.loads(args.output.read_text(encoding="utf-8")) if args.output.is_file() else {}
+    stored = load(args.output, "scripts/tradeoff_experiment.py") if args.output.is_file() else {}
     if {k: stored.get(k) for k in header} != header:
         if stored:
             print(f"{args.output} holds another setup: starting afresh", flush=True)

@@ -32,7 +32,7 @@ TIERS = {
 }
 
 #: Fixtures that import torch, transformers or tokenizers: a test that uses one is marked hf
-HF_FIXTURES = {"torch_hf", "hf_wordpiece"}
+HF_FIXTURES = {"torch_hf", "hf_wordpiece", "torch_mlm", "hf_training"}
 
 #: Seconds a test may take, by its slowest marker (unmarked: the fast tier). Generous: the machine is shared.
 TIMEOUTS = {"live": 900, "slow": 600, "browser": 300, "book": 300, "hf": 300, "jax": 300}
@@ -55,6 +55,27 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("timeout") is None:
             marked = [TIMEOUTS[m.name] for m in item.iter_markers() if m.name in TIMEOUTS]
             item.add_marker(pytest.mark.timeout(max(marked, default=FAST_TIMEOUT)))
+
+
+@pytest.fixture(scope="module")
+def torch_mlm():
+    """geron_lib.interop.torch_mlm, once torch and transformers are importable."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from geron_lib.interop import torch_mlm
+
+    return torch_mlm
+
+
+@pytest.fixture(scope="module")
+def hf_training():
+    """geron_lib.interop.hf_training, once torch, transformers and accelerate (for Trainer) are importable."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    pytest.importorskip("accelerate")
+    from geron_lib.interop import hf_training
+
+    return hf_training
 
 
 def _in_ci() -> bool:

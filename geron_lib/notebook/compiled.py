@@ -1,8 +1,8 @@
 """What the page "Does the compiler batch the heads?" shows of the compiled JAX attention forms: the products
 left in every program as one table, the dot instructions of one program, the versions that compiled them
-in one line, and their times beside the numpy kernels' in one figure. The programs, their products and the
-times come in from :mod:`geron_lib.interop.jax_programs` and :mod:`geron_lib.studies.compiled_heads`; nothing
-here compiles or times anything.
+in one line, and their times beside the numpy kernels' in one figure. The programs and their versions come
+in from :mod:`geron_lib.interop.jax_programs`, their products from :mod:`geron_lib.studies.compiled_heads`,
+the times from :mod:`geron_lib.studies.jax_timing`; nothing here compiles or times anything.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def versions_line(versions: Mapping[str, str]) -> str:
 
 def times_figure(rows: Mapping[str, Sequence[Mapping]], versions: Mapping[str, str], *, h: int):
     """``(fig, axes)``: milliseconds per call against T, one panel per form of ``rows`` ({form: the rows of
-    ``geron_lib.interop.jax_programs.time_styles``}) at ``h`` heads, every series of :data:`SERIES`, both axes
+    ``geron_lib.studies.jax_timing.time_styles``}) at ``h`` heads, every series of :data:`SERIES`, both axes
     logarithmic and the same on every panel; the versions under the panels."""
     check_type("rows", rows, Mapping)
     h = check_int("h", h, minimum=1)

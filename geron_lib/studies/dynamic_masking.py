@@ -4,10 +4,8 @@ number of steps for every schedule; only which masks the sequences carry in each
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -26,11 +24,12 @@ from ..validate import (
     check_positive_number,
     check_type,
 )
+from . import stored
 
 #: The held-out sentences carry one fixed masking, drawn with this seed, for every run.
 HELD_OUT_MASK_SEED = 12345
 #: The longer runs, shipped with the library (``scripts/masking_experiment.py`` writes them).
-STORED = Path(__file__).parent / "data" / "masking_experiment.json"
+STORED = stored.DATA / "masking_experiment.json"
 
 
 @dataclass(frozen=True)
@@ -158,9 +157,7 @@ def rounded(result: dict, digits: int = 5) -> dict:
 def load_stored(path=STORED) -> dict:
     """The longer runs that ``scripts/masking_experiment.py`` wrote: by default the ones shipped with the
     library (:data:`STORED`, ``geron_lib/studies/data/masking_experiment.json``)."""
-    if not isinstance(path, str | Path):
-        raise TypeError(f"path must be a file path (str or pathlib.Path), got {type(path).__name__}")
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    return stored.load(path, "scripts/masking_experiment.py")
 
 
 def summary(result: dict, epoch: int = -1) -> dict[str, dict[str, tuple[float, float]]]:

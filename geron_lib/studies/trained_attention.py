@@ -12,13 +12,14 @@ from ..model.encoder import Encoder
 from ..pretraining.subword import WordPieceTokenizer
 from ..pretraining.tokenizer import SPECIAL_TOKENS
 from ..validate import check_finite_array, check_int, check_type
-from .tradeoffs import STORED, Setup
+from . import stored
+from .tradeoffs.setup import Setup
 
 #: The cell and seed shipped: ``scripts/ship_miniature.py`` copies its weights from the grid's cache.
 CELL, SEED = (64, "none"), 0
 #: Its encoder's arrays (``model.checkpoint.encoder_arrays``) and its tokenizer's pieces, one a line.
-WEIGHTS = STORED.with_name("miniature_E64_none_seed0.npz")
-PIECES = STORED.with_name("miniature_pieces.txt")
+WEIGHTS = stored.DATA / "miniature_E64_none_seed0.npz"
+PIECES = stored.DATA / "miniature_pieces.txt"
 #: A sentence of a held-out paragraph (index in the "docs" corpus): unseen by training and the tokenizer.
 SENTENCE, PARAGRAPH = "The buffer is discarded when the close method is called.", 12954
 

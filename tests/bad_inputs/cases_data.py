@@ -4,7 +4,9 @@ the argument) or a right answer."""
 
 from __future__ import annotations
 
+import tempfile
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 
@@ -33,14 +35,17 @@ from geron_lib.studies import (
     depth,
     factorised,
     finetuning,
+    hf_gap,
     paired,
     paper,
     roberta_paper,
     sentence_tasks,
+    stored,
     trained_attention,
 )
 from geron_lib.studies import conversions as conv
 from geron_lib.studies import dynamic_masking as dm
+from geron_lib.studies import tradeoffs as tx
 
 TOK = WordTokenizer(["the", "cat", "sat", "on", "mat"])
 IDS = TOK.encode_batch(["the cat sat on the mat"], 9)
@@ -1323,3 +1328,30 @@ err(
     ValueError,
     "paragraph_ids",
 )
+
+
+# the stored results: one reader -----------------------------------------------------------------------------
+err("hf_gap.load_stored", "path an int", lambda: hf_gap.load_stored(5), TypeError, "path")
+err("tradeoffs.load_stored", "path None", lambda: tx.load_stored(None), TypeError, "path")
+
+
+def written(text: str) -> Path:
+    """A new file holding ``text``, in a folder of its own."""
+    path = Path(tempfile.mkdtemp()) / "results.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+E = "stored.load"
+err(E, "path bytes", lambda: stored.load(b"results.json", "scripts/x.py"), TypeError, "path")
+err(E, "no such file", lambda: stored.load("no/such/results.json", "scripts/x.py"), FileNotFoundError,
+    "no/such/results.json", "scripts/x.py")
+err(E, "a folder", lambda: stored.load(tempfile.mkdtemp(), "scripts/x.py"), FileNotFoundError, "scripts/x.py")
+err(E, "JSON cut short", lambda: stored.load(written('{"runs": ['), "scripts/x.py"), ValueError,
+    "results.json", "not valid JSON", "scripts/x.py")
+err(E, "an empty file", lambda: stored.load(written(""), "scripts/x.py"), ValueError, "results.json")
+err(E, "a JSON list", lambda: stored.load(written("[1, 2]"), "scripts/x.py"), ValueError, "results.json",
+    "JSON object")
+err(E, "script None", lambda: stored.load(written("{}"), None), TypeError, "script")
+ok(E, "a str path", lambda: stored.load(str(written('{"runs": [1]}')), "scripts/x.py"),
+   lambda v: v == {"runs": [1]})

@@ -21,8 +21,8 @@ CHAPTERS = {"01_factorised_embeddings", "02_cross_layer_sharing", "03_output_pro
             "04_dynamic_masking", "05_albert_tradeoffs"}
 LINK = re.compile(r"\[[^\]]+\]\(([\w]+)\.ipynb\)")  # [Chapter title](notebook.ipynb)
 # What chapter 5 trains and the experiments store: the opening quotes none of it
-TRAINED = tuple(f"geron_lib.studies.{m}" for m in ("tradeoffs", "tradeoff_results", "finetuning",
-                                                  "dynamic_masking", "data"))
+TRAINED = tuple(f"geron_lib.studies.{m}" for m in ("tradeoffs", "finetuning", "dynamic_masking", "hf_gap",
+                                                  "stored", "data"))
 
 
 def test_the_opener_comes_first_computed_by_a_hidden_cell():

@@ -129,8 +129,8 @@ def test_figures_of_the_trained_grid_are_drawn(name):
 
 # The chapter's prose (and chapters 1 and 2's pointers to it) states these findings about the stored grid;
 # each must hold for the stored numbers, or the sentence must change.
-from geron_lib.studies import tradeoff_results as tr  # noqa: E402
 from geron_lib.studies.paired import paired_interval  # noqa: E402
+from geron_lib.studies.tradeoffs import results as tr  # noqa: E402
 
 BEST = (SETUP.hidden_size, "none")
 

@@ -1,7 +1,7 @@
 """Both attention forms in JAX (geron_lib.interop.jax_attention), each written three ways: equal to the numpy
 forms on the same weights (float32 to 1e-5, float64 to 1e-12), their gradients equal to the library's
-hand-written backward, and the program and timing entries of geron_lib.interop.jax_programs (their rows and
-refusals; nothing here times anything). Needs the optional jax extra: under CI=true a skip fails."""
+hand-written backward, and the program entries of geron_lib.interop.jax_programs (their texts and refusals).
+Needs the optional jax extra: under CI=true a skip fails."""
 
 import numpy as np
 import pytest
@@ -111,10 +111,6 @@ def test_program_entries_refuse_bad_requests(programs):
         programs.compiled_programs([4], [5], hidden_size=12)
     with pytest.raises(ValueError, match="dtype must be float32 or float64, got float16"):
         programs.compiled_programs([4], [1], hidden_size=4, dtype="float16")
-    with pytest.raises(ValueError, match="at least one value"):
-        programs.time_styles("sum", [4], [], hidden_size=4)
-    with pytest.raises(ValueError, match="repeat must be at least 1"):
-        programs.time_styles("sum", [4], [1], hidden_size=4, repeat=0)
 
 
 def test_compiled_programs_cover_every_form_style_and_size(programs):
@@ -122,13 +118,3 @@ def test_compiled_programs_cover_every_form_style_and_size(programs):
     assert list(texts) == [(form, style, 1, t) for form in ("concat", "sum") for style in STYLES
                            for t in (2, 3)]
     assert all("f64" in lowered and "f64[" in optimised for lowered, optimised in texts.values())
-
-
-def test_time_styles_rows(programs):
-    rows = programs.time_styles("concat", [2], [1, 2], hidden_size=4, repeat=1)
-    assert [(r["T"], r["h"]) for r in rows] == [(2, 1), (2, 2)]
-    timed = ("numpy loop", "numpy batched", "jax loop", "jax vmap", "jax batched")
-    for r in rows:
-        assert set(r) == {"form", "T", "h", *timed, "loop / batched", "vmap / batched"}
-        assert all(r[k] > 0 for k in timed)
-        assert r["loop / batched"] == r["jax loop"] / r["jax batched"]

@@ -6,8 +6,8 @@ import copy
 import numpy as np
 import pytest
 
-from geron_lib.studies import tradeoff_results as tr
 from geron_lib.studies.paired import paired_interval
+from geron_lib.studies.tradeoffs import results as tr
 
 H = 8
 SEEDS = (0, 1, 2)

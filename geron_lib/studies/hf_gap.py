@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
-from pathlib import Path
 
 import numpy as np
 
@@ -23,9 +21,10 @@ from ..pretraining.masking import MaskingSchedule, as_generator
 from ..pretraining.tokenizer import Tokenizer
 from ..pretraining.train import TrainingConfig, learning_rate, train_mlm
 from ..validate import check_int, check_type
+from . import stored
 
 #: The per-seed held-out losses over many seeds, shipped with the library (the script writes them).
-STORED = Path(__file__).parents[1] / "studies" / "data" / "hf_gap.json"
+STORED = stored.DATA / "hf_gap.json"
 #: The runs of one seed, each differing from the next by one ingredient, from the Trainer to train_mlm.
 RUNS = ("PyTorch", "replayed", "words_only", "torch_order", "numpy")
 
@@ -37,7 +36,7 @@ def as_masked_batch(batch: dict, tokenizer: Tokenizer, width: int) -> MaskedBatc
     or tensors); they are padded back to ``width`` >= T' positions, and each selected position's decision
     (MASKED, RANDOM or KEPT) is read from what it became.
     """
-    from .torch_mlm import IGNORE_INDEX
+    from ..interop.torch_mlm import IGNORE_INDEX
 
     arrays = {k: np.asarray(batch[k], dtype=np.int64) for k in ("input_ids", "labels", "attention_mask")}
     width = check_int("width", width, minimum=arrays["input_ids"].shape[1])
@@ -129,8 +128,8 @@ def gap_runs(tokenizer: Tokenizer, train_ids: np.ndarray, held_out: MaskedBatch,
     replacements redrawn from the words, "torch_order" on the numpy run's masks in the Trainer's batch
     order.
     """
-    from .hf_training import hf_tokenizer, hf_train_mlm
-    from .torch_mlm import hf_masked_lm
+    from ..interop.hf_training import hf_tokenizer, hf_train_mlm
+    from ..interop.torch_mlm import hf_masked_lm
 
     check_type("tokenizer", tokenizer, Tokenizer)
     check_type("held_out", held_out, MaskedBatch)
@@ -185,4 +184,4 @@ def gap_runs(tokenizer: Tokenizer, train_ids: np.ndarray, held_out: MaskedBatch,
 def load_stored(path=STORED) -> dict:
     """The per-seed held-out losses that ``scripts/hf_gap_experiment.py`` wrote, one list per run of
     :data:`RUNS`, and the setup they ran at."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    return stored.load(path, "scripts/hf_gap_experiment.py")
