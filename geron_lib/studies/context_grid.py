@@ -21,6 +21,9 @@ from . import tradeoffs as tx
 
 #: The stored grid (``scripts/context_grid.py`` writes it).
 STORED = Path(__file__).parent / "data" / "context_grid.json"
+#: The pilots of the schedule, one run each of the not-shared E = H cell, seed 0, at a higher peak rate
+#: (``scripts/context_grid.py --cells 64:none:64 --seeds 0 --wide-seeds --epochs E --lr LR``).
+PILOTS = STORED.with_name("context_grid_pilots.json")
 
 
 class Cell(NamedTuple):
@@ -35,9 +38,10 @@ class Cell(NamedTuple):
 class Grid:
     """The grid: ``base`` holds the data, the narrow model and the schedule; the narrow cells are every E of
     ``embedding_sizes`` under every mode of ``sharing``, each with every seed; the wide cell (E =
-    ``wide_embedding_size``, ``wide_sharing``, H = ``wide.hidden_size``) has ``wide_seeds``."""
+    ``wide_embedding_size``, ``wide_sharing``, H = ``wide_hidden_size``) has ``wide_seeds``."""
 
-    base: tx.Setup = tx.Setup(epochs=10, lr=4e-3, evaluations=20)
+    #: 12 epochs at the first grid's peak rate: the pilots at higher rates (PILOTS) stayed near unigram
+    base: tx.Setup = tx.Setup(epochs=12, lr=2e-3, evaluations=20)
     embedding_sizes: tuple[int, ...] = (16, 64)
     sharing: tuple[str, ...] = ("none", "all")
     seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
