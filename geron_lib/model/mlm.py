@@ -146,6 +146,12 @@ def _cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.n
     return float((np.log(total) - target).mean()), probs
 
 
+def _token_losses(logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """-log softmax(z_n)[y_n] = log sum_j exp(s_nj) - s_ny,  s = z - max z, per row."""
+    s = logits - logits.max(axis=-1, keepdims=True)
+    return np.log(np.exp(s).sum(axis=-1)) - s[np.arange(len(targets)), targets]
+
+
 def cross_entropy_backward(probs: np.ndarray, targets: np.ndarray) -> np.ndarray:
     """dz_n = (softmax(z_n) - onehot(y_n)) / N."""
     dz = probs.copy()
@@ -234,6 +240,11 @@ class MaskedLM:
         """The mean cross-entropy over the batch's selected positions."""
         return sum(self._over_rows(batch, lambda part, share: _cross_entropy(*self._logits(part))[0] * share,
                                    training=False))
+
+    def token_losses(self, batch: MaskedBatch) -> np.ndarray:
+        """l_n = -log softmax(z_n)[y_n] at every selected position, in the batch's row order: (N,)."""
+        return np.concatenate(self._over_rows(batch, lambda part, share: _token_losses(*self._logits(part)),
+                                              training=False))
 
     def loss_and_grads(self, batch: MaskedBatch) -> tuple[float, dict[str, np.ndarray]]:
         """The loss and its gradient for every parameter (named as :meth:`parameters`)."""

@@ -129,6 +129,12 @@ def tasks(paragraph_ids, tokenizer, T: int, budget: FineTuning = FineTuning(), *
 
 def accuracy(model: SequenceClassifier, examples, batch_size: int = 256) -> float:
     """The share of ``examples`` (ids, token types, labels) whose highest logit is their label."""
+    return float(np.mean(correct(model, examples, batch_size)))
+
+
+def correct(model: SequenceClassifier, examples, batch_size: int = 256) -> np.ndarray:
+    """c_n = [argmax_k z_nk = y_n]: per example of ``examples`` (ids, token types, labels), 1 where the
+    highest logit is its label, else 0."""
     check_type("model", model, SequenceClassifier)
     if not isinstance(examples, tuple | list) or len(examples) != 3:
         raise TypeError("examples must be (ids, token types, labels), as Task.train and Task.test hold")
@@ -137,13 +143,13 @@ def accuracy(model: SequenceClassifier, examples, batch_size: int = 256) -> floa
         raise ValueError("examples must be three numpy arrays of one non-zero length: (ids, token types, "
                          "labels)")
     batch_size = check_int("batch_size", batch_size, minimum=1)
-    right = 0
+    hits = []
     for start in range(0, len(ids), batch_size):
         rows = slice(start, start + batch_size)
         logits = model.logits(ids[rows], token_type_ids=types[rows],
                               attention_mask=(ids[rows] != 0).astype(np.int64))
-        right += int((logits.argmax(axis=1) == labels[rows]).sum())
-    return right / len(ids)
+        hits.append(logits.argmax(axis=1) == labels[rows])
+    return np.concatenate(hits).astype(np.int8)
 
 
 def finetune(encoder: Encoder, task: Task, budget: FineTuning = FineTuning(), *, seed: int = 0) -> dict:
@@ -151,7 +157,8 @@ def finetune(encoder: Encoder, task: Task, budget: FineTuning = FineTuning(), *,
 
     A :class:`~geron_lib.model.classifier.SequenceClassifier` on a copy of ``encoder`` (new pooler and
     classifier from ``seed``, which also shuffles the batches), every weight trained; BLAS on one thread.
-    Returns the test accuracy and the mean training loss of each epoch.
+    Returns the test accuracy, the mean training loss of each epoch, and which test examples it got right
+    (``correct``, 0 or 1 each, in the task's order).
     """
     check_type("encoder", encoder, Encoder)
     check_type("task", task, Task)
@@ -174,4 +181,5 @@ def finetune(encoder: Encoder, task: Task, budget: FineTuning = FineTuning(), *,
                 optimizer.step(grads, learning_rate(optimizer.t + 1, total, budget.lr, warmup))
                 epoch_losses.append(loss)
             losses.append(float(np.mean(epoch_losses)))
-        return {"accuracy": accuracy(model, task.test), "train_loss": losses}
+        hits = correct(model, task.test)
+        return {"accuracy": float(hits.mean()), "train_loss": losses, "correct": hits.tolist()}

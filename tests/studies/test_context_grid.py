@@ -99,3 +99,15 @@ def test_the_shuffled_loss_is_the_real_loss_for_a_model_that_cannot_see_order():
     ordinary = MaskedLM(config, seed=0, dtype=np.float64)
     assert evaluate(ordinary, tx.shuffled_within_rows(batch, seed=1)) != pytest.approx(
         evaluate(ordinary, batch), rel=1e-6)
+
+
+def test_the_token_losses_average_to_the_held_out_loss():
+    config = EncoderConfig(vocab_size=50, embedding_size=8, hidden_size=8, num_hidden_layers=1,
+                           num_attention_heads=2, intermediate_size=16, max_position_embeddings=12,
+                           model_type="albert")
+    model, batch = MaskedLM(config, seed=3, dtype=np.float64), _batch(seed=2)
+    losses = tx.held_out_token_losses(model, batch, rows=4)  # two reads of rows
+    assert losses.shape == (batch.selected.sum(),)
+    assert losses.mean() == pytest.approx(evaluate(model, batch), rel=1e-12)
+    # read all at once: the same losses
+    assert model.token_losses(batch).tolist() == pytest.approx(losses.tolist(), rel=1e-12)

@@ -14,6 +14,7 @@ also a name of this package (``from geron_lib.studies import tradeoffs as tx; tx
 from .metrics import (
     ENERGY,
     MOVED,
+    held_out_token_losses,
     hidden_rank,
     moved_rows,
     movement,
@@ -45,7 +46,8 @@ from .setup import Data, Setup, data, split
 from .step_cost import masked_batch, step_seconds
 
 __all__ = [
-    "ENERGY", "MOVED", "hidden_rank", "moved_rows", "movement", "rank_in_text", "shuffled_within_rows",
+    "ENERGY", "MOVED", "held_out_token_losses", "hidden_rank", "moved_rows", "movement", "rank_in_text",
+    "shuffled_within_rows",
     "token_table_rank", "unigram_loss",
     "LONG_RUN", "STORED", "Comparison", "by_cell", "compare", "comparisons", "late_improvement",
     "load_stored", "loss_per_parameter_saved", "nearest_cell", "per_seed", "seeds_of", "smoothness", "spread",

@@ -113,3 +113,13 @@ def shuffled_within_rows(batch: MaskedBatch, seed: int = 0) -> MaskedBatch:
         for f in fields:
             f[b, real] = f[b, order]
     return MaskedBatch(*fields)
+
+
+def held_out_token_losses(model: MaskedLM, batch: MaskedBatch, rows: int = 256) -> np.ndarray:
+    """l_n = -log p(y_n | context) at every selected position of ``batch``, read ``rows`` rows at a time
+    (as :func:`~geron_lib.pretraining.train.evaluate` reads them): their mean is the held-out loss."""
+    check_type("model", model, MaskedLM)
+    rows = check_int("rows", rows, minimum=1)
+    parts = [model.token_losses(batch[s:s + rows]) for s in range(0, len(batch), rows)
+             if batch.selected[s:s + rows].any()]
+    return np.concatenate(parts)

@@ -17,7 +17,15 @@ from ...model.mlm import MaskedLM
 from ...pretraining.masking import MaskingSchedule
 from ...pretraining.train import evaluate, train_mlm
 from ...validate import check_type
-from .metrics import hidden_rank, moved_rows, movement, shuffled_within_rows, token_table_rank, unigram_loss
+from .metrics import (
+    held_out_token_losses,
+    hidden_rank,
+    moved_rows,
+    movement,
+    shuffled_within_rows,
+    token_table_rank,
+    unigram_loss,
+)
 from .setup import Data, Setup, data
 
 
@@ -30,7 +38,8 @@ def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
     held-out text. ``save_to``: where to store the trained encoder's weights (``np.savez`` of
     :func:`~geron_lib.model.checkpoint.encoder_arrays`), for fine-tuning later. ``context_check``: also
     the final held-out loss with each row's tokens shuffled (:func:`shuffled_within_rows`), as
-    ``held_out_loss_shuffled``."""
+    ``held_out_loss_shuffled``, and the loss at each held-out prediction (``held_out_token_losses``),
+    for intervals over the held-out tokens as well as the seeds."""
     config = setup.model_config(E, sharing)
     model = MaskedLM(config, seed=seed, dtype=np.dtype(setup.dtype))
     start_table = model.encoder.embeddings["word"].copy()
@@ -53,7 +62,8 @@ def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
     hidden = hidden_rank(model, d.held_ids, d.tokenizer.pad_id)
     if save_to is not None:
         np.savez(save_to, **encoder_arrays(model.encoder))
-    context = ({"held_out_loss_shuffled": evaluate(model, shuffled_within_rows(d.held_out, seed=0))}
+    context = ({"held_out_loss_shuffled": evaluate(model, shuffled_within_rows(d.held_out, seed=0)),
+                "held_out_token_losses": held_out_token_losses(model, d.held_out).tolist()}
                if context_check else {})
     return {**context, "E": E, "sharing": sharing, "seed": seed,
             "parameters": count_parameters(config, mlm_head=True).total,
