@@ -15,8 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
+
 from ..config import SHARING, EncoderConfig
 from ..validate import check_choice, check_int, check_type
+from . import intervals
 from . import tradeoffs as tx
 
 #: The stored grid (``scripts/context_grid.py`` writes it).
@@ -102,3 +105,53 @@ class Grid:
                 order.append((wide, seed))
         order += [(wide, seed) for seed in self.wide_seeds if seed not in first and (wide, seed) not in order]
         return order
+
+
+#: The primary comparisons, declared before the grid ran: (name, cell, against). Each is tested on the
+#: held-out loss and on the section task's accuracy, and Holm's correction runs over those six; every other
+#: comparison of the grid is exploratory.
+PRIMARY = (("factorisation at E = 16", Cell(16, "none", 64), Cell(64, "none", 64)),
+           ("sharing at E = H", Cell(64, "all", 64), Cell(64, "none", 64)),
+           ("the width bet", Cell(64, "all", 128), Cell(64, "none", 64)))
+#: What each primary comparison is tested on: a run's held-out token losses, a fine-tuning's right answers.
+MEASURES = ("held_out_loss", "section")
+
+
+def per_example(stored: dict, cell: Cell, measure: str, *, pretrained: bool = True) -> np.ndarray:
+    """(seeds, examples): every stored run of ``cell``, its held-out token losses (``"held_out_loss"``) or
+    its right answers on a task (a task's name), seed by seed."""
+    check_choice("measure", measure, ("held_out_loss", *stored["tasks"]))
+    if measure == "held_out_loss":
+        rows = [r["held_out_token_losses"] for r in stored["runs"] if _cell(r) == cell]
+    else:
+        rows = [r["correct"] for r in stored["finetuning"]
+                if _cell(r) == cell and r["task"] == measure and r["pretrained"] == pretrained]
+    if not rows:
+        raise ValueError(f"the stored grid has no run of {tuple(cell)} for {measure!r}")
+    return np.array(rows, dtype=np.float64)
+
+
+def _cell(record: dict) -> Cell:
+    return Cell(record["E"], record["sharing"], record["H"])
+
+
+def primary(stored: dict, *, seed: int = 0) -> dict[tuple[str, str], tuple[intervals.Difference, float]]:
+    """Per (comparison, measure) of :data:`PRIMARY` x :data:`MEASURES`: the difference (cell minus against,
+    :func:`~geron_lib.studies.intervals.difference` over seeds and examples) and its Holm-adjusted p."""
+    found = {(name, m): intervals.difference(per_example(stored, cell, m), per_example(stored, base, m),
+                                             seed=seed)
+             for name, cell, base in PRIMARY for m in MEASURES}
+    adjusted = intervals.holm({k: d.p for k, d in found.items()})
+    return {k: (d, adjusted[k]) for k, d in found.items()}
+
+
+def reads_context(stored: dict, cell: Cell) -> dict[str, float]:
+    """How far ``cell``'s runs got: the mean final held-out loss, its distance below the unigram loss, and
+    what real context gains over shuffled rows (the mean of shuffled minus real)."""
+    runs = [r for r in stored["runs"] if _cell(r) == cell]
+    if not runs:
+        raise ValueError(f"the stored grid has no run of {tuple(cell)}")
+    final = float(np.mean([r["held_out_loss"][-1] for r in runs]))
+    shuffled = float(np.mean([r["held_out_loss_shuffled"] for r in runs]))
+    return {"final_loss": final, "below_unigram": stored["data"]["unigram_loss"] - final,
+            "context_gain": shuffled - final, "seeds": len(runs)}

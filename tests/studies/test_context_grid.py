@@ -111,3 +111,44 @@ def test_the_token_losses_average_to_the_held_out_loss():
     assert losses.mean() == pytest.approx(evaluate(model, batch), rel=1e-12)
     # read all at once: the same losses
     assert model.token_losses(batch).tolist() == pytest.approx(losses.tolist(), rel=1e-12)
+
+
+def _stored(effects: dict, k=5, n=300, seed=0):
+    """A stored grid of every cell, k seeds: token losses around 4 + the cell's effect, right answers at
+    60 % + the cell's effect / 10; shuffled rows 1.5 nats worse."""
+    rng = np.random.default_rng(seed)
+    runs, tuned = [], []
+    for cell in GRID.cells():
+        shift = effects.get(cell, 0.0)
+        for s in range(k):
+            losses = 4 + shift + rng.normal(0, 0.02) + rng.normal(0, 1, n)
+            runs.append({"E": cell.E, "sharing": cell.sharing, "H": cell.H, "seed": s,
+                         "held_out_loss": [6.0, float(losses.mean())],
+                         "held_out_token_losses": losses.tolist(),
+                         "held_out_loss_shuffled": float(losses.mean()) + 1.5})
+            right = (rng.random(n) < 0.6 + shift / 10).astype(int).tolist()
+            tuned.append({"E": cell.E, "sharing": cell.sharing, "H": cell.H, "seed": s, "task": "section",
+                          "pretrained": True, "correct": right})
+    return {"runs": runs, "finetuning": tuned, "tasks": {"section": {}, "order": {}},
+            "data": {"unigram_loss": 6.352}}
+
+
+def test_the_primary_family_finds_a_planted_cost_and_corrects_for_six_tests():
+    stored = _stored({cg.Cell(16, "none", 64): 0.5})
+    found = cg.primary(stored)
+    assert set(found) == {(name, m) for name, _, _ in cg.PRIMARY for m in cg.MEASURES}
+    d, p_holm = found[("factorisation at E = 16", "held_out_loss")]
+    assert d.excludes_zero and d.low > 0.3 and p_holm < 0.05
+    d, p_holm = found[("sharing at E = H", "held_out_loss")]
+    assert p_holm >= d.p and (not d.excludes_zero or p_holm > d.p)
+    assert all(p_holm >= d.p for d, p_holm in found.values())
+
+
+def test_reads_context_reports_how_far_a_cell_got():
+    stored = _stored({})
+    got = cg.reads_context(stored, cg.Cell(64, "none", 64))
+    assert got["seeds"] == 5
+    assert got["context_gain"] == pytest.approx(1.5)
+    assert got["below_unigram"] == pytest.approx(6.352 - got["final_loss"])
+    with pytest.raises(ValueError, match="no run"):
+        cg.reads_context(stored, cg.Cell(8, "none", 64))

@@ -1,0 +1,115 @@
+"""The book's one statistics policy for comparing trained cells: intervals over both sources of noise (the
+seeds that trained the models and the examples they are scored on), seeds paired only where their
+correlation supports it, and Holm's correction over a family of comparisons declared before the results.
+
+A cell's runs are a (k, n) array: one row per seed, one column per held-out example (a token's loss, or 1
+for a right answer and 0 for a wrong one), every row scored on the same n examples. The quantity compared is
+the grand mean (the mean over seeds of each run's mean), and a comparison is mean(a) - mean(b).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..validate import check_int, check_number
+
+#: Bootstrap draws per interval, and how many are drawn at once (a (chunk, n) weight array).
+DRAWS, CHUNK = 10_000, 250
+
+
+@dataclass(frozen=True)
+class Difference:
+    """mean(a) - mean(b) with a percentile interval over seeds and examples, the bootstrap's two-sided p,
+    the seeds' correlation r (their per-run means, when paired), and whether the seeds were paired."""
+
+    mean: float
+    low: float
+    high: float
+    p: float
+    r: float
+    paired: bool
+    confidence: float
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.low > 0 or self.high < 0
+
+    def __str__(self) -> str:
+        return f"{self.mean:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
+
+
+def _check_runs(a, b, confidence) -> tuple[np.ndarray, np.ndarray, float]:
+    a, b = (np.asarray(x, dtype=np.float64) for x in (a, b))
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1] or 0 in a.shape + b.shape:
+        raise ValueError(f"a and b must be (seeds, examples) arrays scored on the same examples, got shapes "
+                         f"{a.shape} and {b.shape}")
+    if min(len(a), len(b)) < 2:
+        raise ValueError("a and b must hold at least 2 seeds each: one seed says nothing of their spread")
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise ValueError("a and b must be finite")
+    if not 0 < check_number("confidence", confidence) < 1:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    return a, b, float(confidence)
+
+
+def seed_correlation(a, b) -> float:
+    """r = corr_i(mean_j a_ij, mean_j b_ij): Pearson's r of two cells' per-seed means, seed i with seed i.
+
+    Pairing seeds narrows an interval only when r > 0; 0 where either cell's means do not vary."""
+    ma, mb = np.asarray(a, dtype=np.float64).mean(axis=1), np.asarray(b, dtype=np.float64).mean(axis=1)
+    if len(ma) != len(mb) or len(ma) < 2:
+        raise ValueError("a and b must hold the same seeds, at least 2, to be correlated")
+    if ma.std() == 0 or mb.std() == 0:
+        return 0.0
+    return float(np.corrcoef(ma, mb)[0, 1])
+
+
+def difference(a, b, *, confidence: float = 0.95, draws: int = DRAWS, seed: int = 0) -> Difference:
+    """d* = mean_{i in S*} a_i . w - mean_{i in S'*} b_i . w,  w = an example resample's counts / n.
+
+    A two-level bootstrap: each draw resamples the seeds of each cell (the same seeds for both when they
+    are paired) and, shared by both cells, the n examples; the interval holds the draws' central
+    ``confidence`` share. Seeds are paired when both cells have the same number and their correlation
+    (:func:`seed_correlation`) is positive; otherwise each cell's seeds are resampled on their own. p is
+    twice the smaller share of draws on either side of zero. Each run's noise over its examples is counted
+    twice (in the run's mean, which the seed resample draws, and again by the example resample), so the
+    interval errs wide, never narrow.
+    """
+    a, b, confidence = _check_runs(a, b, confidence)
+    draws = check_int("draws", draws, minimum=100)
+    rng = np.random.default_rng(check_int("seed", seed, minimum=0))
+    paired = len(a) == len(b) and seed_correlation(a, b) > 0
+    r = seed_correlation(a, b) if len(a) == len(b) else float("nan")
+    n, d = a.shape[1], []
+    for start in range(0, draws, CHUNK):
+        m = min(CHUNK, draws - start)
+        w = np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(m)]) / n  # (m, n)
+        sa = rng.integers(0, len(a), (m, len(a)))
+        sb = sa if paired else rng.integers(0, len(b), (m, len(b)))
+        run_a, run_b = w @ a.T, w @ b.T                   # (m, k): each run's mean over the resample
+        d.append(np.take_along_axis(run_a, sa, 1).mean(1) - np.take_along_axis(run_b, sb, 1).mean(1))
+    d = np.concatenate(d)
+    low, high = np.quantile(d, [(1 - confidence) / 2, (1 + confidence) / 2])
+    p = min(1.0, 2 * min((d <= 0).mean(), (d >= 0).mean()))
+    return Difference(float(a.mean() - b.mean()), float(low), float(high), float(p), r, paired, confidence)
+
+
+def holm(p_values: dict) -> dict:
+    """p_(i)^Holm = max_{j <= i} min(1, (m - j + 1) p_(j)),  p_(1) <= ... <= p_(m).
+
+    Holm's step-down adjustment of a family of m p-values, by name: a comparison is significant at level
+    alpha when its adjusted p is at most alpha, with the chance of any false finding in the family at most
+    alpha.
+    """
+    if not isinstance(p_values, dict) or not p_values:
+        raise TypeError("p_values must be a non-empty dict of p-values by comparison name")
+    ps = {k: check_number(f"p_values[{k!r}]", v) for k, v in p_values.items()}
+    if not all(0 <= v <= 1 for v in ps.values()):
+        raise ValueError("p_values must each lie in [0, 1]")
+    m, running, adjusted = len(ps), 0.0, {}
+    for j, (name, p) in enumerate(sorted(ps.items(), key=lambda kv: kv[1])):
+        running = max(running, min(1.0, (m - j) * p))
+        adjusted[name] = running
+    return {k: adjusted[k] for k in ps}
