@@ -181,14 +181,23 @@ def _shut_down_kernel(lab: Lab, docname: str) -> None:
             lab.api(f"sessions/{session['id']}", method="DELETE")
 
 
+@pytest.fixture(scope="session")
+def opened(browser, jupyterlab):
+    """The chapters this worker has opened and run, by name: each is opened once, however its tests are
+    ordered among other chapters' on the worker, and closed (its kernel shut down) when the session ends."""
+    chapters: dict[str, tuple[LiveNotebook, bytes]] = {}
+    yield chapters
+    for docname, (notebook, before) in chapters.items():
+        notebook.page.context.close()
+        _shut_down_kernel(jupyterlab, docname)
+        assert (ROOT / f"{docname}.ipynb").read_bytes() == before, f"the live test changed {docname}"
+
+
 @pytest.fixture(scope="module", params=notebook_pages())
-def live(request, browser, jupyterlab) -> LiveNotebook:
-    """One chapter after Run All; pytest groups the tests by chapter, so one is open at a time."""
+def live(request, browser, jupyterlab, opened) -> LiveNotebook:
+    """One chapter after Run All, run once for all its tests."""
     docname = request.param
-    source = ROOT / f"{docname}.ipynb"
-    before = source.read_bytes()
-    notebook = open_and_run_all(browser, jupyterlab, docname)
-    yield notebook
-    notebook.page.context.close()
-    _shut_down_kernel(jupyterlab, docname)
-    assert source.read_bytes() == before, f"the live test changed {source}"
+    if docname not in opened:
+        before = (ROOT / f"{docname}.ipynb").read_bytes()
+        opened[docname] = (open_and_run_all(browser, jupyterlab, docname), before)
+    return opened[docname][0]
