@@ -147,7 +147,7 @@ def main() -> None:
     b = np.random.default_rng(1).standard_normal((N_SGEMM, N_SGEMM), dtype=np.float32)
 
     def library():
-        return encoder.forward(ids, types, mask)[-1]
+        return encoder.forward(ids, token_type_ids=types, additive_mask=mask)[-1]
 
     hidden, _ = traced_forward(encoder, ids, types, mask, OpTimer(clock))  # warm-up
     if not np.array_equal(hidden, library()):

@@ -2,8 +2,9 @@
 written three ways: one head at a time in a Python loop (as the discussion's code is written), that same
 per-head function under ``jax.vmap``, and batched over a heads axis (as the numpy kernels are).
 
-Every form is ``f(x, w, num_attention_heads, mask=None)``: ``x`` (B, T, H), ``w`` a weight dict of the form
-(``random_attention_weights``), ``mask`` an additive mask (B or 1, 1, 1 or T, T) (``additive_mask``). They
+Every form is ``f(x, w, num_attention_heads, additive_mask=None)``: ``x`` (B, T, H), ``w`` a weight dict of
+the form (``random_attention_weights``), ``additive_mask`` (B or 1, 1, 1 or T, T) as the function
+``additive_mask`` makes it. They
 are kernels that trust their inputs, pure functions of arrays that ``jax.jit`` compiles with
 ``num_attention_heads`` static. Needs the optional jax extra (``pip install -e .[jax]``).
 """
@@ -46,25 +47,25 @@ def per_head_weights(w: dict, num_attention_heads: int) -> dict:
     return out
 
 
-def head_probs(x, w_i: dict, mask=None):
-    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + mask),  Q_i = X W_Q,i + b_Q,i,  K_i likewise.
+def head_probs(x, w_i: dict, additive_mask=None):
+    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + M),  Q_i = X W_Q,i + b_Q,i,  K_i likewise.
 
     ``w_i`` is one head's weights (of :func:`per_head_weights`); returns (B, T, T).
     """
     Q = _linear(x, w_i["W_Q"], w_i.get("b_Q"))       # (B, T, d_head)
     K = _linear(x, w_i["W_K"], w_i.get("b_K"))       # (B, T, d_head)
     scores = Q @ K.swapaxes(-1, -2) / math.sqrt(Q.shape[-1])  # (B, T, T)
-    return softmax(scores if mask is None else scores + mask[:, 0])
+    return softmax(scores if additive_mask is None else scores + additive_mask[:, 0])
 
 
-def concat_head(x, w_i: dict, mask=None):
+def concat_head(x, w_i: dict, additive_mask=None):
     """Z_i = A_i (X W_V,i + b_V,i): head i of the concat form, before W_O: (B, T, d_head)."""
-    return head_probs(x, w_i, mask) @ _linear(x, w_i["W_V"], w_i.get("b_V"))
+    return head_probs(x, w_i, additive_mask) @ _linear(x, w_i["W_V"], w_i.get("b_V"))
 
 
-def sum_head(x, w_i: dict, mask=None):
+def sum_head(x, w_i: dict, additive_mask=None):
     """A_i X W'_V,i: head i of the summed form, full width: (B, T, H)."""
-    return head_probs(x, w_i, mask) @ (x @ w_i["W_V"])
+    return head_probs(x, w_i, additive_mask) @ (x @ w_i["W_V"])
 
 
 def _head(heads: dict, i: int) -> dict:
@@ -72,17 +73,18 @@ def _head(heads: dict, i: int) -> dict:
     return {name: a[i] for name, a in heads.items()}
 
 
-def concat_attention_loop(x, w: dict, num_attention_heads: int, mask=None):
+def concat_attention_loop(x, w: dict, num_attention_heads: int, additive_mask=None):
     """MultiHead(X) = concat(Z_1, ..., Z_h) W_O + b_O, one head at a time in a Python loop: (B, T, H)."""
     heads = per_head_weights(w, num_attention_heads)
-    Z = [concat_head(x, _head(heads, i), mask) for i in range(num_attention_heads)]  # h x (B, T, d_head)
+    Z = [concat_head(x, _head(heads, i), additive_mask)
+         for i in range(num_attention_heads)]  # h x (B, T, d_head)
     return _linear(jnp.concatenate(Z, axis=-1), w["W_O"], w.get("b_O"))           # (B, T, H)
 
 
-def concat_attention_vmap(x, w: dict, num_attention_heads: int, mask=None):
+def concat_attention_vmap(x, w: dict, num_attention_heads: int, additive_mask=None):
     """MultiHead(X) = concat(Z_1, ..., Z_h) W_O + b_O, the per-head Z_i under ``jax.vmap``: (B, T, H)."""
     heads = per_head_weights(w, num_attention_heads)
-    Z = jax.vmap(concat_head, in_axes=(None, 0, None))(x, heads, mask)  # (h, B, T, d_head)
+    Z = jax.vmap(concat_head, in_axes=(None, 0, None))(x, heads, additive_mask)  # (h, B, T, d_head)
     B, T, H = x.shape
     concat = jnp.moveaxis(Z, 0, 2).reshape(B, T, H)                     # (B, T, H), the heads in order
     return _linear(concat, w["W_O"], w.get("b_O"))                      # (B, T, H)
@@ -94,43 +96,43 @@ def split_heads(y, num_attention_heads: int):
     return y.reshape(B, T, num_attention_heads, H // num_attention_heads).transpose(0, 2, 1, 3)
 
 
-def attention_probs(x, w: dict, num_attention_heads: int, mask=None):
-    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + mask), every head at once: (B, h, T, T)."""
+def attention_probs(x, w: dict, num_attention_heads: int, additive_mask=None):
+    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + M), every head at once: (B, h, T, T)."""
     q = split_heads(_linear(x, w["W_Q"], w.get("b_Q")), num_attention_heads)  # (B, h, T, d_head)
     k = split_heads(_linear(x, w["W_K"], w.get("b_K")), num_attention_heads)  # (B, h, T, d_head)
     scores = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])                   # (B, h, T, T)
-    return softmax(scores if mask is None else scores + mask)
+    return softmax(scores if additive_mask is None else scores + additive_mask)
 
 
-def concat_attention(x, w: dict, num_attention_heads: int, mask=None):
+def concat_attention(x, w: dict, num_attention_heads: int, additive_mask=None):
     """MultiHead(X) = concat(A_i X W_V,i) W_O + b_O, all heads in one batched product: (B, T, H)."""
-    A = attention_probs(x, w, num_attention_heads, mask)                       # (B, h, T, T)
+    A = attention_probs(x, w, num_attention_heads, additive_mask)                       # (B, h, T, T)
     v = split_heads(_linear(x, w["W_V"], w.get("b_V")), num_attention_heads)  # (B, h, T, d_head)
     Z = A @ v                                                                  # (B, h, T, d_head)
     concat = Z.transpose(0, 2, 1, 3).reshape(x.shape)                          # (B, T, H)
     return _linear(concat, w["W_O"], w.get("b_O"))                             # (B, T, H)
 
 
-def sum_attention_loop(x, w: dict, num_attention_heads: int, mask=None):
+def sum_attention_loop(x, w: dict, num_attention_heads: int, additive_mask=None):
     """MultiHead(X) = A_1 X W'_V,1 + ... + A_h X W'_V,h + b_O, one head at a time in a Python loop.
 
     The discussion's code, in JAX: (B, T, H).
     """
     heads = per_head_weights(w, num_attention_heads)
-    out = sum(sum_head(x, _head(heads, i), mask) for i in range(num_attention_heads))  # (B, T, H)
+    out = sum(sum_head(x, _head(heads, i), additive_mask) for i in range(num_attention_heads))  # (B, T, H)
     return out if w.get("b_O") is None else out + w["b_O"]
 
 
-def sum_attention_vmap(x, w: dict, num_attention_heads: int, mask=None):
+def sum_attention_vmap(x, w: dict, num_attention_heads: int, additive_mask=None):
     """MultiHead(X) = sum_i A_i X W'_V,i + b_O, the per-head term under ``jax.vmap``: (B, T, H)."""
     heads = per_head_weights(w, num_attention_heads)
-    out = jax.vmap(sum_head, in_axes=(None, 0, None))(x, heads, mask).sum(axis=0)  # (B, T, H)
+    out = jax.vmap(sum_head, in_axes=(None, 0, None))(x, heads, additive_mask).sum(axis=0)  # (B, T, H)
     return out if w.get("b_O") is None else out + w["b_O"]
 
 
-def sum_attention(x, w: dict, num_attention_heads: int, mask=None):
+def sum_attention(x, w: dict, num_attention_heads: int, additive_mask=None):
     """MultiHead(X) = sum_i A_i X W'_V,i + b_O, with W'_V (h, H, H), all heads in one batched product."""
-    A = attention_probs(x, w, num_attention_heads, mask)  # (B, h, T, T)
+    A = attention_probs(x, w, num_attention_heads, additive_mask)  # (B, h, T, T)
     v = x[:, None] @ w["W_V"]                             # (B, h, T, H): every head's values, full width
     out = (A @ v).sum(axis=1)                             # (B, T, H)
     return out if w.get("b_O") is None else out + w["b_O"]

@@ -50,9 +50,9 @@ def additive_mask(attention_mask: np.ndarray, dtype) -> np.ndarray:
     return (1 - keep) * np.finfo(dtype).min
 
 
-def attention_probs(x: np.ndarray, w: dict, num_attention_heads: int, mask=None,
+def attention_probs(x: np.ndarray, w: dict, num_attention_heads: int, additive_mask=None,
                     cache: dict | None = None) -> np.ndarray:
-    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + mask), every head at once: (B, h, T, T).
+    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + M), every head at once: (B, h, T, T).
 
     Writes ``cache``: x, q, k, A.
     """
@@ -60,8 +60,8 @@ def attention_probs(x: np.ndarray, w: dict, num_attention_heads: int, mask=None,
     k = split_heads(linear(x, w["W_K"], w.get("b_K")), num_attention_heads)  # (B, h, T, d_head)
     scores = q @ k.swapaxes(-1, -2)                                           # (B, h, T, T)
     scores /= math.sqrt(q.shape[-1])  # in place: at long T the (B, h, T, T) arrays dominate memory
-    if mask is not None:
-        scores += mask
+    if additive_mask is not None:
+        scores += additive_mask
     A = softmax(scores)
     if cache is not None:
         cache.update(x=x, q=q, k=k, A=A)
@@ -85,14 +85,15 @@ def attention_probs_backward(dA, cache, w, g) -> np.ndarray:
 
 
 def concat_attention(x: np.ndarray, w: dict, num_attention_heads: int,
-                     mask=None, cache: dict | None = None) -> np.ndarray:
+                     additive_mask=None,
+                     cache: dict | None = None) -> np.ndarray:
     """MultiHead(X) = concat(A_i X W_V,i) W_O + b_O: (B, T, H).
 
     All heads in one batched product. Writes ``cache``: those of
     :func:`attention_probs`, v, heads.
     """
     h = num_attention_heads
-    A = attention_probs(x, w, h, mask, cache)            # (B, h, T, T)
+    A = attention_probs(x, w, h, additive_mask, cache)            # (B, h, T, T)
     v = split_heads(linear(x, w["W_V"], w.get("b_V")), h)  # (B, h, T, d_head)
     heads = merge_heads(A @ v)                           # (B, T, H)
     if cache is not None:
@@ -117,13 +118,14 @@ def concat_attention_backward(dy, cache, w, g) -> np.ndarray:
 
 
 def sum_attention(x: np.ndarray, w: dict, num_attention_heads: int,
-                  mask=None, cache: dict | None = None) -> np.ndarray:
+                  additive_mask=None, cache: dict | None = None) -> np.ndarray:
     """MultiHead(X) = sum_i A_i X W'_V,i + b_O, with W'_V of shape (h, H, H).
 
     All heads in one batched product. Writes ``cache``: those of
     :func:`attention_probs`, v.
     """
-    A = attention_probs(x, w, num_attention_heads, mask, cache)  # (B, h, T, T)
+    h = num_attention_heads
+    A = attention_probs(x, w, h, additive_mask, cache)  # (B, h, T, T)
     v = x[:, None] @ w["W_V"]  # (B, h, T, H): every head's values, full width
     if cache is not None:
         cache["v"] = v
@@ -189,14 +191,14 @@ def check_attention_weights(w, num_attention_heads, form: str) -> tuple[int, int
     return H, h
 
 
-def _mask_fits(mask, B: int, T: int) -> bool:
-    """(B or 1, 1, 1 or T, T): one mask for every head, per key or per (query, key)."""
-    return (isinstance(mask, np.ndarray) and mask.ndim == 4 and mask.shape[0] in (1, B)
-            and mask.shape[1] == 1 and mask.shape[2] in (1, T) and mask.shape[3] == T)
+def _mask_fits(M, B: int, T: int) -> bool:
+    """(B or 1, 1, 1 or T, T): one additive mask M for every head, per key or per (query, key)."""
+    return (isinstance(M, np.ndarray) and M.ndim == 4 and M.shape[0] in (1, B) and M.shape[1] == 1
+            and M.shape[2] in (1, T) and M.shape[3] == T)
 
 
-def check_attention(x, w, num_attention_heads, form: str, mask=None) -> tuple[int, int]:
-    """(H, h) after checking inputs, weights and mask of one attention call, before any work."""
+def check_attention(x, w, num_attention_heads, form: str, additive_mask=None) -> tuple[int, int]:
+    """(H, h) after checking inputs, weights and additive mask of one attention call, before any work."""
     H, h = check_attention_weights(w, num_attention_heads, form)
     if not isinstance(x, np.ndarray) or x.dtype.kind != "f":
         raise TypeError(f"x must be a float numpy array of shape (B, T, hidden_size), got "
@@ -208,27 +210,29 @@ def check_attention(x, w, num_attention_heads, form: str, mask=None) -> tuple[in
     check_memory(forward_activation_bytes(B, T, H, h, H, form, x.itemsize),
                  f"attention on x of shape {x.shape}")
     check_finite_array("x", x)
-    if mask is not None and not _mask_fits(mask, B, T):
-        got = mask.shape if isinstance(mask, np.ndarray) else type(mask).__name__
-        raise ValueError(f"mask must be an additive mask array of shape (B, 1, 1, T) = {(B, 1, 1, T)} "
-                         f"(as additive_mask makes) or (B, 1, T, T), B or 1 rows; got {got}")
-    if mask is not None and (mask.dtype.kind != "f" or np.isnan(mask).any() or mask.max() > 0):
-        raise ValueError("mask must be an additive float mask: 0 where a key is attended, a large negative "
-                         "number where it is not (additive_mask makes it from an attention_mask of ones "
-                         "and zeros)")
+    M = additive_mask
+    if M is not None and not _mask_fits(M, B, T):
+        got = M.shape if isinstance(M, np.ndarray) else type(M).__name__
+        raise ValueError(f"additive_mask must be an additive mask of shape (B, 1, 1, T) = {(B, 1, 1, T)} (as "
+                         f"the function additive_mask makes it) or (B, 1, T, T), B or 1 rows; got {got}")
+    if M is not None and (M.dtype.kind != "f" or np.isnan(M).any() or M.max() > 0):
+        raise ValueError("additive_mask must be an additive float mask: 0 where a key is attended, a large "
+                         "negative number where it is not (the function additive_mask makes it from an "
+                         "attention_mask of ones and zeros)")
     return H, h
 
 
-def multi_head_attention(x: np.ndarray, w: dict, num_attention_heads: int, form: str = "concat", mask=None,
-                         *, per_head: bool = False) -> np.ndarray:
+def multi_head_attention(x: np.ndarray, w: dict, num_attention_heads: int, form: str = "concat",
+                         additive_mask=None, *, per_head: bool = False) -> np.ndarray:
     """MultiHead(X) in ``form`` ("concat" or "sum"), batched or, with ``per_head``, one head at a time.
 
-    The checked entry: ``x``, ``w`` and ``mask`` are validated before any work.
+    The checked entry: ``x``, ``w`` and ``additive_mask`` are validated before any work.
     """
-    check_attention(x, w, num_attention_heads, form, mask)
+    check_attention(x, w, num_attention_heads, form, additive_mask)
     forward, _, loop = ATTENTION_FORMS[form]
     with np.errstate(over="ignore", invalid="ignore"):  # reported below, by name
-        out = (loop if check_bool("per_head", per_head) else forward)(x, w, num_attention_heads, mask)
+        attend = loop if check_bool("per_head", per_head) else forward
+        out = attend(x, w, num_attention_heads, additive_mask)
     if not np.isfinite(out).all():
         raise ValueError("x and w are finite, but the output overflowed to NaN or infinity: scale them down")
     return out

@@ -26,7 +26,7 @@ from .threads import over_rows
 
 
 def block_forward(x, attention: dict, ffn: dict, config: EncoderConfig,
-                  mask=None, cache: dict | None = None) -> np.ndarray:
+                  additive_mask=None, cache: dict | None = None) -> np.ndarray:
     """X_1 = LN(X + MultiHead(X)),  Y = LN(X_1 + FFN(X_1))   (post-LN).
 
     One encoder block on (B, T, H), as in BERT and ALBERT; a sublayer
@@ -35,7 +35,7 @@ def block_forward(x, attention: dict, ffn: dict, config: EncoderConfig,
     that step's forward.
     """
     eps, attend = config.layer_norm_eps, ATTENTION_FORMS[config.attention][0]
-    a = attend(x, attention, config.num_attention_heads, mask,
+    a = attend(x, attention, config.num_attention_heads, additive_mask,
                sub_cache(cache, "attention"))
     x = layer_norm(x + a, attention.get("ln_gain"), attention.get("ln_bias"),
                    eps, sub_cache(cache, "ln_attention"))
@@ -246,7 +246,7 @@ class Encoder:
         keep = extra.get("attention_mask")
         return ids, extra.get("token_type_ids"), None if keep is None else additive_mask(keep, self.dtype)
 
-    def forward(self, ids, token_type_ids=None, mask=None,
+    def forward(self, ids, *, token_type_ids=None, additive_mask=None,
                 cache: dict | None = None,
                 keep_all: bool = False) -> list[np.ndarray]:
         """X_0 = embed(ids),  X_l = block_l(X_{l-1}) for l = 1 .. L.
@@ -260,7 +260,8 @@ class Encoder:
                   sub_cache(cache, "embed"))
         states = [x]
         for i, (attention, ffn) in enumerate(self.layers):
-            x = block_forward(x, attention, ffn, c, mask, sub_cache(cache, i))
+            x = block_forward(x, attention, ffn, c, additive_mask,
+                              sub_cache(cache, i))
             states = states + [x] if keep_all else [x]
         return states
 
@@ -309,7 +310,8 @@ class Encoder:
                        ) -> tuple[np.ndarray, dict]:
         """The last hidden states (B, T, H) and the cache that :meth:`backward` reads."""
         cache = {}
-        hidden = self.forward(*self._check_inputs(input_ids, token_type_ids, attention_mask), cache)[-1]
+        ids, types, M = self._check_inputs(input_ids, token_type_ids, attention_mask)
+        hidden = self.forward(ids, token_type_ids=types, additive_mask=M, cache=cache)[-1]
         return hidden, cache
 
     def hidden_states(self, input_ids, *, token_type_ids=None, attention_mask=None) -> list[np.ndarray]:
@@ -318,13 +320,14 @@ class Encoder:
         return self._forward_rows(*checked, keep_all=True)
 
     def attentions(self, input_ids, *, token_type_ids=None, attention_mask=None) -> list[np.ndarray]:
-        """A_l = softmax(Q K^T / sqrt(d_head) + mask) of every layer l = 1 .. L: L arrays of (B, h, T, T).
+        """A_l = softmax(Q K^T / sqrt(d_head) + M) of every layer l = 1 .. L: L arrays of (B, h, T, T).
 
         What transformers returns with ``output_attentions=True``: row t of head i says where position t
         looks (every row sums to one; padded positions get no weight).
         """
         cache = {}
-        self.forward(*self._check_inputs(input_ids, token_type_ids, attention_mask), cache)
+        ids, types, M = self._check_inputs(input_ids, token_type_ids, attention_mask)
+        self.forward(ids, token_type_ids=types, additive_mask=M, cache=cache)
         return [cache[i]["attention"]["A"] for i in range(len(self.layers))]
 
     def __call__(self, input_ids, *, token_type_ids=None, attention_mask=None) -> np.ndarray:
@@ -335,12 +338,13 @@ class Encoder:
         """
         return self._forward_rows(*self._check_inputs(input_ids, token_type_ids, attention_mask))[-1]
 
-    def _forward_rows(self, ids, token_type_ids, mask, keep_all: bool = False) -> list[np.ndarray]:
+    def _forward_rows(self, ids, token_type_ids, additive_mask, keep_all: bool = False) -> list[np.ndarray]:
         """:meth:`forward` on checked inputs, its rows shared between threads by
         :func:`~geron_lib.model.threads.over_rows`: every state, the parts joined in order."""
         def part(rows):
             types = None if token_type_ids is None else token_type_ids[rows]
-            return self.forward(ids[rows], types, None if mask is None else mask[rows], keep_all=keep_all)
+            M = None if additive_mask is None else additive_mask[rows]
+            return self.forward(ids[rows], token_type_ids=types, additive_mask=M, keep_all=keep_all)
 
         parts = over_rows(part, self.config, *ids.shape)
         return parts[0] if len(parts) == 1 else [np.concatenate(layer) for layer in zip(*parts, strict=True)]

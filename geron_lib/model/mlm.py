@@ -188,8 +188,8 @@ class MaskedLM:
     def _logits(self, batch: MaskedBatch, cache: dict | None = None):
         """The logits at the selected positions of a checked batch, and their targets."""
         selected = batch.selected
-        mask = additive_mask(batch.attention_mask, self.dtype)
-        hidden = self.encoder.forward(batch.input_ids, None, mask, sub_cache(cache, "encoder"))[-1]
+        M = additive_mask(batch.attention_mask, self.dtype)
+        hidden = self.encoder.forward(batch.input_ids, additive_mask=M, cache=sub_cache(cache, "encoder"))[-1]
         c = self.config
         logits = mlm_head(hidden[selected], self.head, self.encoder.embeddings["word"], c.hidden_act,
                           c.layer_norm_eps, sub_cache(cache, "head"))
