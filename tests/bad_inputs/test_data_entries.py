@@ -1,4 +1,4 @@
-"""Hypothesis at the data's entries (test_cases.py runs the cases of cases_data.py): BERT's 80/10/10 rule for
+"""Hypothesis at the data's entries (test_rules_data.py holds the rules' tables): BERT's 80/10/10 rule for
 any valid probability and batch, token ids that round-trip, the schedules' stored maskings, and bad fields
 refused by name."""
 
