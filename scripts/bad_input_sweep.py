@@ -1,26 +1,26 @@
-"""Run every bad-input case of tests/bad_inputs/cases_*.py, each in a forked child with a time limit and a
-measure of its peak memory, and count what happened.
+"""Run every rule test of tests/bad_inputs/test_rules_*.py, each row in a forked child with a time limit and
+a measure of its peak memory, and count what happened.
 
-    python scripts/bad_input_sweep.py [--time-limit S] [--memory-limit MIB] [--module GLOB] [--entry TEXT]
+    python scripts/bad_input_sweep.py [--time-limit S] [--memory-limit MIB] [--module GLOB] [-k EXPRESSION]
 
-A case's outcome (see :func:`classify`):
-    clear error          it raised the exception the case names, its message holding every name the case lists
-    right answer         it returned a value the case's ``expect`` accepts
-    traceback            another exception, or the right one without the names in its message
-    silent wrong answer  it returned where an error was due, or a value ``expect`` refuses
+The rows are collected by pytest (with their fixtures, built in this process before the child forks); a row's
+id is ``entry / label`` (tests/bad_inputs/outcome.py). Its outcome (see :func:`outcome` and :func:`classify`):
+    clear error          it raised the exception the row names, its message holding every name the row lists
+    right answer         it returned, and the test's checks passed
+    traceback            the library raised another exception, or the right one without the names
+    silent wrong answer  it returned where an error was due, or a check of the test refused the value
     hang                 it ran past the time limit (the child is killed)
     huge allocation      its peak (tracemalloc, which numpy reports to) passed the memory limit
     crash                the child died without reporting (a segfault, os._exit)
 
-Prints the counts per entry, the totals and the median time to refuse; exits 1 if any case is a defect
+Prints the counts per entry, the totals and the median time to refuse; exits 1 if any row is a defect
 (anything but a clear error or a right answer).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
+import inspect
 import os
 import pickle
 import re
@@ -28,20 +28,26 @@ import signal
 import statistics
 import sys
 import time
+import traceback
 import tracemalloc
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
-CASES_DIR = ROOT / "tests" / "bad_inputs"
+RULES_DIR = ROOT / "tests" / "bad_inputs"
+sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "tests")) if p not in sys.path]
+
+from bad_inputs.outcome import REFUSALS, SWEPT, NotRefused, UnclearRefusal, WrongRefusal  # noqa: E402
 
 CLEAR, RIGHT = "clear error", "right answer"
 TRACEBACK, SILENT, HANG, HUGE, CRASH = "traceback", "silent wrong answer", "hang", "huge allocation", "crash"
 KINDS = (CLEAR, RIGHT, TRACEBACK, SILENT, HANG, HUGE, CRASH)
 DEFECTS = KINDS[2:]
 
-#: Defaults: seconds a case may run, and the peak a case may allocate.
+#: Defaults: seconds a row may run, and the peak a row may allocate.
 TIME_LIMIT = 10.0
 MEMORY_LIMIT_MIB = 64
 
@@ -71,64 +77,69 @@ def rule_of(message: str) -> str:
 
 
 @dataclass(frozen=True)
-class Run:
-    """What one child reported: ``raised`` (an exception's type and message), ``returned`` (and whether
-    ``expect`` accepted the value), or neither (``timed_out`` or a crash); its time and peak."""
+class Case:
+    """One row: the entry and label of its id, and its test function with the arguments pytest gave it."""
 
-    raised: tuple[type, str] | None = None
-    returned: bool | None = None
+    entry: str
+    label: str
+    test: object
+    arguments: dict
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one child reported: its ``outcome`` (one of CLEAR, RIGHT, TRACEBACK, SILENT) and ``message`` (the
+    refusal's, or the failure's), or no outcome (``timed_out``, or a crash); its time and peak."""
+
+    outcome: str | None = None
+    message: str = ""
     seconds: float = 0.0
     peak_bytes: int = 0
     timed_out: bool = False
 
 
-def classify(case, run: Run, memory_limit_bytes: int) -> str:
-    """The outcome of ``case`` given the child's report ``run`` (one of :data:`KINDS`)."""
+def outcome(test, arguments: dict) -> tuple[str, str]:
+    """(outcome, message) of ``test(**arguments)``: a refusal ``refused`` accepted is a clear error, a test
+    that passes otherwise a right answer; an exception raised by the tests' own code (a check that failed or
+    could not read the value) a silent wrong answer, one raised by the library a traceback."""
+    REFUSALS.clear()
+    try:
+        test(**arguments)
+    except (UnclearRefusal, WrongRefusal) as err:
+        return TRACEBACK, str(err)
+    except NotRefused as err:
+        return SILENT, str(err)
+    except Exception as err:  # the outcome being measured
+        where = Path(traceback.extract_tb(err.__traceback__)[-1].filename).resolve()
+        return (SILENT if RULES_DIR in where.parents else TRACEBACK), f"{type(err).__name__}: {err}"
+    return (CLEAR, REFUSALS[-1]) if REFUSALS else (RIGHT, "")
+
+
+def classify(run: Run, memory_limit_bytes: int) -> str:
+    """The outcome of a row given the child's report ``run`` (one of :data:`KINDS`)."""
     if run.timed_out:
         return HANG
-    if run.raised is None and run.returned is None:
+    if run.outcome is None:
         return CRASH
     if run.peak_bytes > memory_limit_bytes:
         return HUGE
-    if run.raised is not None:
-        exc_type, message = run.raised
-        if case.raises is None or not issubclass(exc_type, case.raises):
-            return TRACEBACK
-        return CLEAR if all(name in message for name in case.names) else TRACEBACK
-    if case.raises is not None:
-        return SILENT
-    return RIGHT if run.returned else SILENT
+    return run.outcome
 
 
-def _child(case, write_fd: int) -> None:
-    """Run ``case`` and write its report to ``write_fd`` (in the forked child)."""
+def _child(test, arguments: dict, write_fd: int) -> None:
+    """Run the row and write its report to ``write_fd`` (in the forked child)."""
     tracemalloc.start()
     start = time.perf_counter()
-    raised, returned = None, None
-    try:
-        value = case.call()
-    except Exception as err:  # the outcome being measured
-        raised = (type(err), str(err))
-    else:
-        try:
-            returned = case.raises is None and bool(case.expect(value))
-        except Exception as err:  # an expect that cannot read the value: the value is wrong
-            returned = False
-            print(f"expect failed on {case.entry} / {case.label}: {err!r}", file=sys.stderr)
+    kind, message = outcome(test, arguments)
     seconds = time.perf_counter() - start
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    report = Run(raised, returned, seconds, peak)
-    try:
-        data = pickle.dumps(report)
-    except Exception:  # an exception type that does not pickle: report it as a plain Exception
-        data = pickle.dumps(Run((Exception, f"{raised[0].__name__}: {raised[1]}"), None, seconds, peak))
     with os.fdopen(write_fd, "wb") as out:
-        out.write(data)
+        out.write(pickle.dumps(Run(kind, message, seconds, peak)))
 
 
-def run_case(case, time_limit: float = TIME_LIMIT) -> Run:
-    """``case`` run in a forked child, killed after ``time_limit`` seconds."""
+def run_case(test, arguments: dict, time_limit: float = TIME_LIMIT) -> Run:
+    """``test(**arguments)`` run in a forked child, killed after ``time_limit`` seconds."""
     read_fd, write_fd = os.pipe()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -137,7 +148,7 @@ def run_case(case, time_limit: float = TIME_LIMIT) -> Run:
         os.close(read_fd)
         code = 0
         try:
-            _child(case, write_fd)
+            _child(test, arguments, write_fd)
         except BaseException:  # noqa: BLE001 - whatever happens, the child must not return into the parent's code
             code = 1
         os._exit(code)
@@ -169,33 +180,41 @@ def run_case(case, time_limit: float = TIME_LIMIT) -> Run:
         return Run()
 
 
-def cases_package(directory: Path = CASES_DIR) -> None:
-    """``directory`` imported as the package ``bad_inputs`` (its cases import ``bad_inputs.case``), unless a
-    package of that name is imported already (the tests' own, under pytest)."""
-    if "bad_inputs" in sys.modules:
-        return
-    spec = importlib.util.spec_from_file_location("bad_inputs", directory / "__init__.py",
-                                                  submodule_search_locations=[str(directory)])
-    package = importlib.util.module_from_spec(spec)
-    sys.modules["bad_inputs"] = package
-    spec.loader.exec_module(package)
+class Sweep:
+    """A pytest plugin: runs each test as :func:`run_case` does instead of in this process, and keeps
+    (case, outcome, report) for every row; a defect fails the test."""
+
+    def __init__(self, time_limit: float, memory_limit_bytes: int):
+        self.time_limit, self.memory_limit_bytes, self.results = time_limit, memory_limit_bytes, []
+
+    def pytest_configure(self, config):
+        config.stash[SWEPT] = True
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem):
+        test = pyfuncitem.obj
+        arguments = {name: pyfuncitem.funcargs[name] for name in inspect.signature(test).parameters}
+        entry, _, label = pyfuncitem.callspec.id.partition(" / ")
+        run = run_case(test, arguments, self.time_limit)
+        kind = classify(run, self.memory_limit_bytes)
+        self.results.append((Case(entry, label, test, arguments), kind, run))
+        if kind in DEFECTS:
+            pytest.fail(f"{kind}: {run.message}", pytrace=False)
+        return True
 
 
-def load_cases(directory: Path = CASES_DIR, pattern: str = "*") -> list:
-    """Every ``CASES`` list of ``cases_<pattern>.py`` in ``directory``, in file order."""
-    cases_package(directory)
-    cases = []
-    for path in sorted(directory.glob(f"cases_{pattern}.py")):
-        module = importlib.import_module(f"bad_inputs.{path.stem}")
-        cases.extend(module.CASES)
-    return cases
+def rule_files(pattern: str = "*") -> list[Path]:
+    """The rule tests' files: ``tests/bad_inputs/test_rules_<pattern>.py``."""
+    return sorted(RULES_DIR.glob(f"test_rules_{pattern}.py"))
 
 
-def sweep(cases, time_limit: float = TIME_LIMIT, memory_limit_bytes: int = MEMORY_LIMIT_MIB * 2**20,
-          ) -> list[tuple[object, str, Run]]:
-    """(case, outcome, report) for every case, run one after another."""
-    return [(case, classify(case, run, memory_limit_bytes), run)
-            for case in cases for run in [run_case(case, time_limit)]]
+def sweep(paths, time_limit: float = TIME_LIMIT, memory_limit_bytes: int = MEMORY_LIMIT_MIB * 2**20,
+          pytest_args=()) -> list[tuple[Case, str, Run]]:
+    """(case, outcome, report) for every row of the rule tests in ``paths``, run one after another."""
+    plugin = Sweep(time_limit, memory_limit_bytes)
+    pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", *pytest_args,
+                 *map(str, paths)], plugins=[plugin])
+    return plugin.results
 
 
 def report(results) -> str:
@@ -218,7 +237,7 @@ def report(results) -> str:
     by_rule = defaultdict(list)
     for _, kind, run in results:
         if kind == CLEAR:
-            by_rule[rule_of(run.raised[1])].append(1e3 * run.seconds)
+            by_rule[rule_of(run.message)].append(1e3 * run.seconds)
     lines.append("")
     rule_width = max(len(r) for r in by_rule) if by_rule else 0
     lines.append(f"{'refused because of':<{rule_width}}  count  median refusal")
@@ -238,26 +257,23 @@ def report(results) -> str:
                      f"over {len(all_refusals)} clear errors")
     for case, kind, run in results:
         if kind in DEFECTS:
-            detail = f"{run.raised[0].__name__}: {run.raised[1]}" if run.raised else ""
             lines.append(f"DEFECT {kind}: {case.entry} / {case.label}"
-                         f" ({run.peak_bytes / 2**20:.1f} MiB, {run.seconds:.2f} s) {detail}"[:400])
+                         f" ({run.peak_bytes / 2**20:.1f} MiB, {run.seconds:.2f} s) {run.message}"[:400])
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--time-limit", type=float, default=TIME_LIMIT, help="seconds a case may run")
+    parser.add_argument("--time-limit", type=float, default=TIME_LIMIT, help="seconds a row may run")
     parser.add_argument("--memory-limit", type=float, default=MEMORY_LIMIT_MIB,
-                        help="MiB a case may allocate")
-    parser.add_argument("--entry", help="only the cases of entries holding this text")
-    parser.add_argument("--module", default="*", help="only tests/bad_inputs/cases_MODULE.py (a glob)")
+                        help="MiB a row may allocate")
+    parser.add_argument("--module", default="*", help="only tests/bad_inputs/test_rules_MODULE.py (a glob)")
+    parser.add_argument("-k", dest="keyword", help="only the rows pytest -k selects")
     args = parser.parse_args(argv)
-    cases = load_cases(pattern=args.module)
-    if args.entry:
-        cases = [c for c in cases if args.entry in c.entry]
-    results = sweep(cases, args.time_limit, int(args.memory_limit * 2**20))
+    results = sweep(rule_files(args.module), args.time_limit, int(args.memory_limit * 2**20),
+                    ["-k", args.keyword] if args.keyword else [])
     print(report(results))
-    return 1 if any(kind in DEFECTS for _, kind, _ in results) else 0
+    return 1 if not results or any(kind in DEFECTS for _, kind, _ in results) else 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Bad and unusual inputs at the public entries: the cases (``cases_*.py``) and their tests."""
+"""Bad and unusual inputs at the public entries: the rules' tables (``test_rules_*.py``), hypothesis beside
+them, and the sweep's own tests."""
 
 import importlib.util
 import sys
@@ -8,7 +9,7 @@ SWEEP = Path(__file__).resolve().parents[2] / "scripts" / "bad_input_sweep.py"
 
 
 def load_sweep():
-    """scripts/bad_input_sweep.py as a module (loaded once), for the tests that run cases as it does."""
+    """scripts/bad_input_sweep.py as a module (loaded once): its limits, and its classifier for its tests."""
     if "bad_input_sweep" not in sys.modules:
         spec = importlib.util.spec_from_file_location("bad_input_sweep", SWEEP)
         module = importlib.util.module_from_spec(spec)

@@ -1,9 +1,12 @@
-"""Every exercise checker answers any answer with feedback, never an exception: enough cases in
-cases_checkers.py (the rule is stated there; test_cases.py runs them), and whatever a broad hypothesis
-strategy draws."""
+"""Every exercise checker answers any answer with feedback, never an exception: every checker has rows in
+test_rules_checkers.py (the rule is stated there), and whatever a broad hypothesis strategy draws gets
+feedback."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import pkgutil
 import warnings
 
 import hypothesis.extra.numpy as hnp
@@ -11,22 +14,21 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bad_inputs.cases_checkers import (
-    CASES,
-    NUMERIC,
-    check_costlier_saving,
-    check_roberta_positions,
-    check_sum_weights,
-)
-from geron_lib.model.attention import random_attention_weights
+import geron_lib.notebook.exercises as exercises
+from bad_inputs.inputs import NUMERIC_CHECKERS as NUMERIC
 from geron_lib.notebook.exercises import Feedback
+from geron_lib.notebook.exercises.attention import check_sum_weights
+from geron_lib.notebook.exercises.hugging_face import check_roberta_positions
+from geron_lib.notebook.exercises.tradeoffs import check_costlier_saving
 
 
-def test_the_cases_cover_every_checker_and_are_many():
-    entries = {case.entry for case in CASES}
-    assert entries >= set(NUMERIC) | {"check_sum_weights", "check_costlier_saving", "check_roberta_positions"}
-    assert len(CASES) >= 100 and all(case.raises is None for case in CASES)
-    assert len({(case.entry, case.label) for case in CASES}) == len(CASES)
+def test_every_checker_of_the_exercises_has_rows(numeric_checkers):
+    modules = [importlib.import_module(f"{exercises.__name__}.{m.name}")
+               for m in pkgutil.iter_modules(exercises.__path__)]
+    found = {name for module in modules for name, f in inspect.getmembers(module, inspect.isfunction)
+             if name.startswith("check_") and f.__module__ == module.__name__}  # defined there, not imported
+    assert tuple(numeric_checkers) == NUMERIC
+    assert found == {*NUMERIC, "check_sum_weights", "check_costlier_saving", "check_roberta_positions"}
 
 
 def _numbers():
@@ -47,17 +49,20 @@ ANY = st.recursive(st.one_of(_numbers(), st.text(), st.binary(), ARRAYS),
                                            st.lists(inner, max_size=8).map(iter)),
                    max_leaves=12)
 
-WEIGHTS = random_attention_weights(16, 4, "concat", seed=1)
-CHECKERS = {**{name: check for name, (check, _) in NUMERIC.items()},
-            "check_costlier_saving": check_costlier_saving,
-            "check_roberta_positions": check_roberta_positions,
-            "check_sum_weights": lambda answer: check_sum_weights(answer, WEIGHTS, 4)}
+OTHERS = ("check_costlier_saving", "check_roberta_positions", "check_sum_weights")
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(answer=ANY, name=st.sampled_from(sorted(CHECKERS)))
-def test_no_answer_makes_a_checker_raise(answer, name):
+@given(answer=ANY, name=st.sampled_from(sorted(NUMERIC + OTHERS)))
+def test_no_answer_makes_a_checker_raise(numeric_checkers, concat_weights, answer, name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        verdict = CHECKERS[name](answer)
+        if name in numeric_checkers:
+            checker, args, _ = numeric_checkers[name]
+            verdict = checker(answer, *args)
+        elif name == "check_sum_weights":
+            verdict = check_sum_weights(answer, concat_weights, 4)
+        else:
+            verdict = {"check_costlier_saving": check_costlier_saving,
+                       "check_roberta_positions": check_roberta_positions}[name](answer)
     assert isinstance(verdict, Feedback) and verdict.message

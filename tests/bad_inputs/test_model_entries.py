@@ -1,5 +1,5 @@
-"""Hypothesis over configs and batches at the model's entries (test_cases.py runs the cases of
-cases_model.py)."""
+"""Hypothesis over configs and batches at the model's entries (test_rules_model.py and test_rules_config.py
+hold the rules' tables)."""
 
 import numpy as np
 import pytest
@@ -89,13 +89,19 @@ def test_a_bad_float_field_is_refused_by_name(config, field, value):
 
 
 # Batches ----------------------------------------------------------------------------------------------------
-MODEL = MaskedLM(EncoderConfig(vocab_size=12, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
-                               intermediate_size=8, max_position_embeddings=8), seed=1)
+#: The model the batches are for: 12 words, 8 positions
+MODEL_CONFIG = EncoderConfig(vocab_size=12, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
+                             intermediate_size=8, max_position_embeddings=8)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return MaskedLM(MODEL_CONFIG, seed=1)
 
 
 @st.composite
 def batches(draw):
-    """Valid MaskedBatches for MODEL: ids and labels below 12, at least one position selected."""
+    """Valid MaskedBatches for the model: ids and labels below 12, at least one position selected."""
     B, T = draw(st.integers(1, 4)), draw(st.integers(1, 8))
     cells = st.lists(st.integers(0, 11), min_size=B * T, max_size=B * T)
     ids, labels = (np.array(draw(cells)).reshape(B, T) for _ in range(2))
@@ -107,16 +113,16 @@ def batches(draw):
 
 @MODEST
 @given(batches())
-def test_the_loss_of_a_batch_is_the_selection_weighted_mean_of_its_rows(batch):
+def test_the_loss_of_a_batch_is_the_selection_weighted_mean_of_its_rows(model, batch):
     selected = batch.selected.sum(axis=1)
-    rows = [(k, MODEL.loss(batch[i:i + 1])) for i, k in enumerate(selected) if k]
-    assert MODEL.loss(batch) == pytest.approx(sum(k * loss for k, loss in rows) / selected.sum(), rel=1e-10)
+    rows = [(k, model.loss(batch[i:i + 1])) for i, k in enumerate(selected) if k]
+    assert model.loss(batch) == pytest.approx(sum(k * loss for k, loss in rows) / selected.sum(), rel=1e-10)
 
 
 @MODEST
 @given(batches(), st.sampled_from(("input_ids", "labels", "decision", "attention_mask")),
        st.sampled_from([-1, -100, 4, 2**40]), st.data())
-def test_one_bad_value_in_a_batch_is_refused_by_field(batch, field, value, data):
+def test_one_bad_value_in_a_batch_is_refused_by_field(model, batch, field, value, data):
     arr = getattr(batch, field).copy()
     if field in ("input_ids", "labels") and value >= 0:
         value = value if value > 12 else 12  # ids: only beyond the vocabulary is bad
@@ -126,15 +132,15 @@ def test_one_bad_value_in_a_batch_is_refused_by_field(batch, field, value, data)
     fields = dict(input_ids=batch.input_ids, labels=batch.labels, decision=batch.decision,
                   attention_mask=batch.attention_mask) | {field: arr}
     with pytest.raises(ValueError, match=field):
-        MODEL.loss(MaskedBatch(**fields))
+        model.loss(MaskedBatch(**fields))
 
 
 @MODEST
 @given(st.lists(st.integers(0, 11), min_size=1, max_size=8), st.integers(-10**6, -1) | st.integers(12, 10**6),
        st.data())
-def test_an_id_outside_the_vocabulary_is_refused(ids, bad, data):
+def test_an_id_outside_the_vocabulary_is_refused(model, ids, bad, data):
     ids[data.draw(st.integers(0, len(ids) - 1))] = bad
     with pytest.raises(ValueError, match="input_ids"):
-        MODEL.encoder(ids)
+        model.encoder(ids)
     with pytest.raises(ValueError, match="ids"):
-        MODEL.encoder.forward(np.array([ids]))
+        model.encoder(np.array([ids]))

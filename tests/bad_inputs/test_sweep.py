@@ -1,6 +1,6 @@
-"""The sweep's classifier on synthetic cases of every kind, so that its counts can be trusted."""
+"""The sweep's classifier on synthetic rows of every kind, run in a child as the sweep runs the rule tests,
+so that its counts can be trusted. The synthetic "library" is geron_lib.validate's check_int."""
 
-import importlib
 import os
 import time
 
@@ -8,51 +8,85 @@ import numpy as np
 import pytest
 
 from bad_inputs import load_sweep
-from bad_inputs.case import Case
+from bad_inputs.outcome import refused
+from geron_lib.validate import check_int
 
 sweep = load_sweep()
 
 
-def refuse():
-    raise ValueError("size must be at least 1, got 0")
+def clear():
+    with refused(ValueError, "size", "at least 1"):
+        check_int("size", 0, minimum=1)
 
 
-def sleep():
+def right():
+    assert check_int("size", 4) == 4
+
+
+def names_missing():
+    with refused(ValueError, "count"):
+        check_int("size", 0, minimum=1)
+
+
+def wrong_type():
+    with refused(ValueError, "k"):
+        check_int("size", "k")
+
+
+def raised_where_a_value_was_due():
+    assert check_int("size", 0, minimum=1) == 0
+
+
+def returned_where_an_error_was_due():
+    with refused(ValueError, "size"):
+        check_int("size", 4, minimum=1)
+
+
+def a_wrong_value():
+    assert check_int("size", 5) == 4
+
+
+def a_check_that_cannot_read_the_value():
+    assert check_int("size", 5)[0] == 1
+
+
+def sleeps():
     time.sleep(30)
 
 
-def allocate_and_refuse():
+def allocates_then_refuses():
     big = np.ones(8 * 2**20)  # 64 MiB
-    raise ValueError(f"size must be at most {big.size}")
+    with refused(ValueError, "size"):
+        check_int("size", big.size, maximum=1)
+
+
+def dies():
+    os._exit(3)
 
 
 SYNTHETIC = [
-    (Case("e", "clear", refuse, raises=ValueError, names=("size", "at least 1")), sweep.CLEAR),
-    (Case("e", "right", lambda: 4, expect=lambda v: v == 4), sweep.RIGHT),
-    (Case("e", "names missing", refuse, raises=ValueError, names=("count",)), sweep.TRACEBACK),
-    (Case("e", "wrong type", lambda: {}["k"], raises=ValueError, names=("k",)), sweep.TRACEBACK),
-    (Case("e", "raised where a value was due", refuse, expect=lambda v: True), sweep.TRACEBACK),
-    (Case("e", "returned where an error was due", lambda: 4, raises=ValueError, names=()), sweep.SILENT),
-    (Case("e", "a wrong value", lambda: 5, expect=lambda v: v == 4), sweep.SILENT),
-    (Case("e", "an expect that cannot read the value", lambda: None, expect=lambda v: v[0] == 1),
-     sweep.SILENT),
-    (Case("e", "sleeps past the limit", sleep, raises=ValueError, names=()), sweep.HANG),
-    (Case("e", "allocates, then refuses", allocate_and_refuse, raises=ValueError, names=("size",)),
-     sweep.HUGE),
-    (Case("e", "the child dies", lambda: os._exit(3), expect=lambda v: True), sweep.CRASH),
+    ("clear", clear, sweep.CLEAR), ("right", right, sweep.RIGHT),
+    ("names missing", names_missing, sweep.TRACEBACK), ("wrong type", wrong_type, sweep.TRACEBACK),
+    ("raised where a value was due", raised_where_a_value_was_due, sweep.TRACEBACK),
+    ("returned where an error was due", returned_where_an_error_was_due, sweep.SILENT),
+    ("a wrong value", a_wrong_value, sweep.SILENT),
+    ("a check that cannot read the value", a_check_that_cannot_read_the_value, sweep.SILENT),
+    ("sleeps past the limit", sleeps, sweep.HANG),
+    ("allocates, then refuses", allocates_then_refuses, sweep.HUGE), ("the child dies", dies, sweep.CRASH),
 ]
 
 
-@pytest.mark.parametrize("case, kind", SYNTHETIC, ids=[c.label for c, _ in SYNTHETIC])
-def test_classify(case, kind):
+@pytest.mark.parametrize(("test", "kind"), [pytest.param(t, k, id=label) for label, t, k in SYNTHETIC])
+def test_classify(test, kind):
     start = time.monotonic()
-    run = sweep.run_case(case, time_limit=1.0)
-    assert sweep.classify(case, run, 16 * 2**20) == kind
+    run = sweep.run_case(test, {}, time_limit=1.0)
+    assert sweep.classify(run, 16 * 2**20) == kind
     assert time.monotonic() - start < 5  # a hang is cut at the limit
 
 
 def test_report_counts_and_names_the_defects():
-    results = sweep.sweep([c for c, _ in SYNTHETIC[:3]], time_limit=2.0, memory_limit_bytes=16 * 2**20)
+    results = [(sweep.Case("e", label, test, {}), sweep.classify(run, 16 * 2**20), run)
+               for label, test, _ in SYNTHETIC[:3] for run in [sweep.run_case(test, {}, time_limit=2.0)]]
     text = sweep.report(results)
     assert "inputs tried: 3; clear error: 1, right answer: 1, traceback: 1" in text
     assert "DEFECT traceback: e / names missing" in text
@@ -72,8 +106,7 @@ def test_rule_of_a_message(message, rule):
     assert sweep.rule_of(message) == rule
 
 
-def test_every_cases_module_is_found():
-    names = {p.stem for p in sweep.CASES_DIR.glob("cases_*.py")}
-    expected = sum(len(importlib.import_module(f"bad_inputs.{n}").CASES) for n in names)
-    assert len(sweep.load_cases()) == expected
-
+def test_every_rule_file_is_swept():
+    here = {p.name for p in sweep.RULES_DIR.glob("test_*.py")}
+    swept = {p.name for p in sweep.rule_files()}
+    assert swept == {name for name in here if name.startswith("test_rules_")} and len(swept) >= 7

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from book_site.pages import ROOT, config
-from packaging.requirements import Requirement
+from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
@@ -122,10 +122,16 @@ def closure(requirements: tuple[Requirement, ...]) -> frozenset[str]:
 
 
 def library() -> Requirement:
-    """The library as binder/requirements.txt installs it: ``-e .``, or ``-e .[extra,...]`` with extras."""
-    editable = re.fullmatch(r"\.(\[[\w,-]+\])?", " ".join(binder().editables))
-    assert editable, f"binder/requirements.txt installs the library once, by -e ., not {binder().editables}"
-    return Requirement(pyproject()["project"]["name"] + (editable.group(1) or ""))
+    """The library as binder/requirements.txt installs it: ``-e .``, or ``-e .[extra,...]`` with extras (read
+    by packaging, as the requirement ``geron-lib[extra,...]``)."""
+    editables = binder().editables
+    wrong = (f"binder/requirements.txt installs the library once, by -e . (with its extras in brackets, if "
+             f"any), not {editables}")
+    assert len(editables) == 1 and editables[0][:2] in (".", ".["), wrong
+    try:
+        return Requirement(pyproject()["project"]["name"] + editables[0][1:])
+    except InvalidRequirement:
+        raise AssertionError(wrong) from None
 
 
 def binder_installs() -> frozenset[str]:

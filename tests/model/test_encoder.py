@@ -1,22 +1,50 @@
-"""Encoder: shapes, dtypes, sharing, factorisation, masks, and refusals."""
+"""Encoder: its output against its equations, dtypes, sharing, factorisation, masks, and refusals."""
 
 import numpy as np
 import pytest
 
 from geron_lib import PRESETS, Encoder, EncoderConfig
 from geron_lib.model.attention import additive_mask, attention_probs
+from geron_lib.model.attention_loops import concat_attention_loop, sum_attention_loop
+from geron_lib.model.encoder import position_ids
+from geron_lib.model.layers import ACTIVATIONS
 
 TINY = PRESETS["tiny-bert"]
 IDS = np.array([[5, 17, 3, 99, 0, 42], [1, 2, 3, 4, 5, 6]])
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def forward_by_hand(encoder: Encoder, ids: np.ndarray) -> np.ndarray:
+    """The encoder's output from its equations, in float64: the embeddings' sum and layer norm (then W_P),
+    and per layer the attention one head at a time and the feed-forward, each added back and layer-normed."""
+    c, w = encoder.config, {k: v.astype(np.float64) for k, v in encoder.embeddings.items()}
+
+    def ln(x, gain, bias):
+        x_hat = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + c.layer_norm_eps)
+        return x_hat * gain + bias
+
+    x = w["word"][ids] + w["position"][position_ids(ids, c)] + w["token_type"][0]
+    x = ln(x, w["ln_gain"], w["ln_bias"])
+    if "W_P" in w:
+        x = x @ w["W_P"] + w["b_P"]
+    attend = {"concat": concat_attention_loop, "sum": sum_attention_loop}[c.attention]
+    act = ACTIVATIONS[c.hidden_act][0]
+    for attention, ffn in encoder.layers:
+        a, f = ({k: v.astype(np.float64) for k, v in d.items()} for d in (attention, ffn))
+        x = ln(x + attend(x, a, c.num_attention_heads), a["ln_gain"], a["ln_bias"])
+        x = ln(x + act(x @ f["W_1"] + f["b_1"]) @ f["W_2"] + f["b_2"], f["ln_gain"], f["ln_bias"])
+    return x
+
+
+@pytest.mark.parametrize(("dtype", "tolerance"), [(np.float32, 1e-4), (np.float64, 1e-12)])
 @pytest.mark.parametrize("name", ["tiny-bert", "tiny-albert", "tiny-roberta"])
-def test_shape_and_dtype(name, dtype):
+def test_the_output_is_the_equations_in_the_encoders_dtype(name, dtype, tolerance):
     enc = Encoder(PRESETS[name], seed=1, dtype=dtype)
+    rng = np.random.default_rng(0)
+    for p in enc.parameters().values():  # gains and biases away from 1 and 0, so that they count
+        p += rng.normal(0, 0.1, p.shape).astype(dtype)
     out = enc(IDS)
-    assert out.shape == (2, 6, PRESETS[name].hidden_size) and out.dtype == dtype
-    assert np.isfinite(out).all()
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out, forward_by_hand(enc, IDS), rtol=0, atol=tolerance)
 
 
 def test_float32_tracks_float64():
@@ -85,8 +113,10 @@ def test_token_types_change_output():
 
 def test_pooler():
     enc = Encoder(TINY, pooler=True)
-    pooled = enc.pool(enc(IDS))
-    assert pooled.shape == (2, 32) and (np.abs(pooled) < 1).all()
+    hidden = enc(IDS)
+    p = enc.parameters()
+    np.testing.assert_allclose(enc.pool(hidden), np.tanh(hidden[:, 0] @ p["pooler.W"] + p["pooler.b"]),
+                               rtol=1e-13, atol=1e-15)  # pooled = tanh(h_[CLS] W + b)
     with pytest.raises(ValueError, match="pooler=False"):
         Encoder(TINY).pool(enc(IDS))
 

@@ -1,7 +1,5 @@
-"""Rows shared between threads: the parts, the threads and BLAS's thread count they run with, and that the
-public entries compute with them what one part computes."""
-
-import threading
+"""Rows shared between threads: the public entries compute in parts what one part computes, leave BLAS's
+thread count as they found it, and raise an error of a part."""
 
 import numpy as np
 import pytest
@@ -15,7 +13,6 @@ from geron_lib.model.threads import SMALL_STEP, blas_threads, over_rows
 
 CONFIG = EncoderConfig(vocab_size=40, hidden_size=64, num_attention_heads=4, intermediate_size=256,
                        num_hidden_layers=2, max_position_embeddings=16)
-LARGE_B = SMALL_STEP // (64 * 256) // 8  # at T = 8: exactly the threshold, not small
 
 
 @pytest.fixture
@@ -24,32 +21,6 @@ def two_threads():
         if blas_threads() != 2:
             pytest.skip("numpy's BLAS does not let threadpoolctl set its threads")
         yield
-
-
-def record(rows):
-    return rows, blas_threads(), threading.current_thread().name
-
-
-def test_one_blas_thread_runs_one_part_on_the_calling_thread():
-    with threadpool_limits(limits=1, user_api="blas"):
-        assert over_rows(record, CONFIG, LARGE_B, 8) == [(slice(None), 1, threading.current_thread().name)]
-
-
-def test_a_large_step_runs_in_parts_on_the_pool_with_blas_on_one_thread(two_threads):
-    parts = over_rows(record, CONFIG, 5, SMALL_STEP // (64 * 256 * 5) + 1)
-    assert [rows for rows, _, _ in parts] == [slice(0, 2), slice(2, 5)]  # in order, covering every row
-    assert all(n == 1 and name.startswith("geron_lib") for _, n, name in parts)
-    assert blas_threads() == 2  # the limit is undone
-
-
-def test_a_small_step_runs_in_one_part_with_blas_on_one_thread(two_threads):
-    rows, n, name = over_rows(record, CONFIG, LARGE_B - 1, 8)[0]
-    assert (rows, n, name) == (slice(None), 1, threading.current_thread().name)
-    assert blas_threads() == 2
-
-
-def test_fewer_rows_than_threads_keep_blas_threads(two_threads):
-    assert over_rows(record, CONFIG, 1, SMALL_STEP) == [(slice(None), 2, threading.current_thread().name)]
 
 
 def test_an_error_in_a_part_is_raised(two_threads):
@@ -79,6 +50,7 @@ def test_the_encoder_in_parts_computes_what_one_part_computes(split_every_step):
     for got, expected in zip(states, whole, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(encoder(ids, attention_mask=keep), states[-1])
+    assert blas_threads() == 2  # as the caller set it
 
 
 def test_masked_lm_in_parts_computes_the_mean_over_the_whole_batch(split_every_step):

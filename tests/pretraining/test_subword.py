@@ -75,7 +75,10 @@ def test_unknown_characters_and_long_words_become_unk(tok):
 
 def test_encode_batch_and_masking_work_with_subwords(tok):
     ids = tok.encode_batch(HELD[:64], 24)
-    assert ids.shape == (64, 24) and (ids[:, 0] == tok.cls_id).all()
+    for row, text in zip(ids, HELD[:64], strict=True):  # each text's ids, cut to [CLS] 22 pieces [SEP]
+        encoded = tok.encode(text)
+        expected = encoded if len(encoded) <= 24 else encoded[:23] + [tok.sep_id]
+        assert row.tolist() == expected + [tok.pad_id] * (24 - len(expected))
     m = bert_mask(ids, tok, mask_prob=0.5, rng=1)
     assert not m.selected[ids < len(SPECIAL_TOKENS)].any() and m.selected.any()
     schedule = MaskingSchedule(ids, tok, "dynamic", rng=0)

@@ -4,6 +4,7 @@ heads say what their equations say."""
 import numpy as np
 import pytest
 
+from geron_lib.model.attention_loops import head_probs
 from geron_lib.model.encoder import Encoder
 from geron_lib.pretraining import corpus
 from geron_lib.studies import tradeoffs as tx
@@ -36,12 +37,19 @@ def test_the_sentence_is_from_a_held_out_paragraph():
     assert not any(ta.SENTENCE in paragraphs[i] for i in train)  # nor repeated in a training paragraph
 
 
-def test_head_patterns_are_attention_rows(miniature):
+def test_head_patterns_are_every_layers_softmax_rows(miniature):
     tokens, A = ta.head_patterns(*miniature)
     assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]" and "buffer" in tokens
-    config = miniature[0].config
+    encoder, tokenizer = miniature
+    config = encoder.config
     assert A.shape == (config.num_hidden_layers, config.num_attention_heads, len(tokens), len(tokens))
     np.testing.assert_allclose(A.sum(-1), 1, atol=1e-5)
+    # each layer's heads, one at a time, from softmax(Q_i K_i^T / sqrt(d_head)) on that layer's input
+    states = encoder.hidden_states(np.array([tokenizer.encode(ta.SENTENCE)]))
+    d_head = config.hidden_size // config.num_attention_heads
+    for layer, ((attention, _), x) in enumerate(zip(encoder.layers, states, strict=False)):
+        for i in range(config.num_attention_heads):
+            np.testing.assert_allclose(A[layer, i], head_probs(x, attention, i, d_head)[0], atol=1e-6)
 
 
 def test_pattern_shares_of_known_patterns():
