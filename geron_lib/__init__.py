@@ -4,8 +4,8 @@ The packages are its layers, and imports point one way (an import-linter contrac
 
     notebook     explorers, figures, the chapters' widgets and exercise checkers (the only ipywidgets user)
     studies      what the chapters measure or reconstruct
-    pretraining  tokenizer, corpus, masking, training          interop    Hugging Face configs and weights
-                                                                reference  the reference implementation
+    pretraining  tokenizer, corpus, masking, training          reference  the reference implementation
+    interop      Hugging Face configs and weights, transformers and JAX views of the model
     model        layers, attention, encoder, MLM head: each forward beside its backward
     costs        closed-form counts: parameters, FLOPs, memory (the model's entries check their estimate)
     config       EncoderConfig and the presets                 timing     side-by-side timing
