@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from tradeoff_experiment import _clock, _write
+from tradeoff_experiment import _clock, _write, run_progress
 
 from geron_lib.model.checkpoint import encoder_from_arrays
 from geron_lib.model.encoder import Encoder
@@ -58,15 +58,7 @@ def _pretrain(job):
     w = _WORKER
     setup = w["grid"].setup(cell)
     total = setup.training(seed).total_steps(len(w["data"].train_ids))
-    start, step = time.perf_counter(), [0]
-
-    def progress(_text: str) -> None:  # a line at every tenth of the run's steps, with the time left
-        step[0] += 1
-        if step[0] % max(1, total // 10) == 0 and step[0] < total:
-            spent = time.perf_counter() - start
-            print(f"  {tuple(cell)} seed {seed}: step {step[0]:,}/{total:,}, {step[0] / spent:.1f} steps/s, "
-                  f"about {_clock(spent / step[0] * (total - step[0]))} left in this run", flush=True)
-
+    progress = run_progress(f"{tuple(cell)} seed {seed}", total)
     record = tx.train_one(setup, w["data"], cell.E, cell.sharing, seed, progress,
                           save_to=_weights(cache, cell, seed), context_check=True)
     return tx.rounded({**record, "H": cell.H})

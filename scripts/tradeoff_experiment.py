@@ -61,18 +61,24 @@ def _pretrain(job):
     E, sharing, seed, cache = job
     w = _WORKER
     total = w["setup"].training(seed).total_steps(len(w["data"].train_ids))
+    progress = run_progress(f"E {E} {sharing} seed {seed}", total)
+    return tx.rounded(tx.train_one(w["setup"], w["data"], E, sharing, seed, progress,
+                                   save_to=_weights(cache, E, sharing, seed)))
+
+
+def run_progress(label: str, total: int):
+    """The callback a training step calls: a line at every tenth of the run's ``total`` steps, with the
+    steps per second and the time left in this run."""
     start, step = time.perf_counter(), [0]
 
-    def progress(_text: str) -> None:  # a line at every tenth of the run's steps, with the time left
+    def progress(_text: str) -> None:
         step[0] += 1
         if step[0] % max(1, total // 10) == 0 and step[0] < total:
             spent = time.perf_counter() - start
-            print(f"  E {E} {sharing} seed {seed}: step {step[0]:,}/{total:,}, "
-                  f"{step[0] / spent:.1f} steps/s, about {_clock(spent / step[0] * (total - step[0]))} "
-                  f"left in this run", flush=True)
+            print(f"  {label}: step {step[0]:,}/{total:,}, {step[0] / spent:.1f} steps/s, about "
+                  f"{_clock(spent / step[0] * (total - step[0]))} left in this run", flush=True)
 
-    return tx.rounded(tx.train_one(w["setup"], w["data"], E, sharing, seed, progress,
-                                   save_to=_weights(cache, E, sharing, seed)))
+    return progress
 
 
 def _finetune(job):
