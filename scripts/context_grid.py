@@ -1,11 +1,11 @@
 """The trade-off grid trained until the miniatures read context, stored for chapter 5: every run of
-geron_lib.studies.context_grid.Grid pretrained (with the held-out loss on shuffled rows beside the real
-one), then every pretrained encoder fine-tuned on each task, beside a randomly initialised encoder of the
-narrow not-shared E = H cell, seed by seed.
+geron_lib.studies.context_grid.Grid pretrained (its held-out loss per token, and on shuffled rows beside the
+real ones), then fine-tuned on each task; for the narrow not-shared E = H cell, a randomly initialised
+encoder fine-tuned beside it, seed by seed.
 
-Runs go to worker processes (two by default, BLAS on one thread each); each result is written to the
-output as soon as it is back, so a stopped run resumes where it stopped. The trained encoders wait for
-fine-tuning under --cache. Progress: runs done, time left.
+Runs go to worker processes (two by default, BLAS on one thread each); each (cell, seed) is pretrained and
+fine-tuned in one job and written to the output whole as soon as it is back, so a stopped grid resumes
+where it stopped (the weights under --cache are needed only within a job). Progress: runs done, time left.
 
 Run from the repository root:
   .venv/bin/python scripts/context_grid.py [--workers W] [--output PATH] [--cache DIR]
@@ -53,8 +53,7 @@ def _weights(cache: Path, cell: cg.Cell, seed: int) -> Path:
     return cache / f"E{cell.E}-{cell.sharing}-H{cell.H}-seed{seed}.npz"
 
 
-def _pretrain(job):
-    cell, seed, cache = job
+def _pretrain(cell: cg.Cell, seed: int, cache: Path) -> dict:
     w = _WORKER
     setup = w["grid"].setup(cell)
     total = setup.training(seed).total_steps(len(w["data"].train_ids))
@@ -64,8 +63,7 @@ def _pretrain(job):
     return tx.rounded({**record, "H": cell.H})
 
 
-def _finetune(job):
-    cell, seed, cache, pretrained = job
+def _finetune(cell: cg.Cell, seed: int, cache: Path, pretrained: bool) -> list[dict]:
     w = _WORKER
     config = w["grid"].model_config(cell)
     if pretrained:
@@ -83,18 +81,12 @@ def _finetune(job):
     return records
 
 
-def _phase(name, pool, fn, jobs, stored, key, path, started):
-    start = time.perf_counter()
-    for done, result in enumerate(pool.imap_unordered(fn, jobs), 1):
-        stored[key] += result if isinstance(result, list) else [result]
-        stored["seconds"] = round(started + time.perf_counter() - start)
-        _write(stored, path)
-        spent = time.perf_counter() - start
-        first = result[0] if isinstance(result, list) else result
-        print(f"{name} {done}/{len(jobs)}: E {first['E']} {first['sharing']} H {first['H']} seed "
-              f"{first['seed']} | {_clock(spent)} spent, about {_clock(spent / done * (len(jobs) - done))} "
-              f"left", flush=True)
-    return stored["seconds"]
+def _job(job) -> tuple[dict | None, list[dict]]:
+    """One (cell, seed): pretrained if it must be, then fine-tuned as it must be (from its weights, and from a
+    random start for the baseline), so that each result is stored whole as soon as it is back."""
+    cell, seed, cache, pretrain, tunes = job
+    run = _pretrain(cell, seed, cache) if pretrain else None
+    return run, [r for pretrained in tunes for r in _finetune(cell, seed, cache, pretrained)]
 
 
 def _cell(text: str) -> cg.Cell:
@@ -145,28 +137,36 @@ def main(argv: list[str]) -> None:
     pretrained = {key(r) for r in stored["runs"]}
     tuned = {(*key(r), r["pretrained"]) for r in stored["finetuning"]}
     baseline = cg.Cell(grid.narrow, "none", grid.narrow)
-    wanted = [(c, s, True) for c, s in runs] + [(baseline, s, False) for c, s in runs if c == baseline]
-    missing = [(c, s) for c, s, p in wanted if p and (c, s, p) not in tuned and (c, s) in pretrained
-               and not _weights(args.cache, c, s).is_file()]  # weights lost before fine-tuning: again
-    stored["runs"] = [r for r in stored["runs"] if key(r) not in missing]
-    pretrain = [(c, s, args.cache) for c, s in runs if (c, s) not in pretrained or (c, s) in missing]
-    finetune = [(c, s, args.cache, p) for c, s, p in wanted if (c, s, p) not in tuned]
-    print(f"{len(runs)} runs: {len(pretrain)} to pretrain, {len(finetune)} to fine-tune; {args.workers} "
-          f"workers", flush=True)
+    jobs = []
+    for c, s in runs:
+        tunes = [p for p in (True, False) if (p or c == baseline) and (c, s, p) not in tuned]
+        # a run whose weights were lost before its fine-tuning is pretrained again
+        again = (c, s) in pretrained and True in tunes and not _weights(args.cache, c, s).is_file()
+        if again:
+            stored["runs"] = [r for r in stored["runs"] if key(r) != (c, s)]
+        if (c, s) not in pretrained or again or tunes:
+            jobs.append((c, s, args.cache, (c, s) not in pretrained or again, tunes))
+    print(f"{len(runs)} runs: {sum(j[3] for j in jobs)} to pretrain, {sum(len(j[4]) for j in jobs)} to "
+          f"fine-tune; {args.workers} workers", flush=True)
     stored["load_average"].append([round(os.getloadavg()[0], 1)])
-    seconds = stored["seconds"]
+    start, seconds = time.perf_counter(), stored["seconds"]
     with multiprocessing.get_context("fork").Pool(args.workers, _start_worker, (grid, budget)) as pool:
-        if pretrain:
-            seconds = _phase("pretrain", pool, _pretrain, pretrain, stored, "runs", args.output, seconds)
-        if finetune:
-            seconds = _phase("fine-tune", pool, _finetune, finetune, stored, "finetuning", args.output,
-                             seconds)
+        for done, (run, tunings) in enumerate(pool.imap_unordered(_job, jobs), 1):
+            stored["runs"] += [run] if run else []
+            stored["finetuning"] += tunings
+            stored["seconds"] = round(seconds + time.perf_counter() - start)
+            _write(stored, args.output)
+            spent = time.perf_counter() - start
+            first = run or tunings[0]
+            print(f"run {done}/{len(jobs)}: E {first['E']} {first['sharing']} H {first['H']} seed "
+                  f"{first['seed']} | {_clock(spent)} spent, about "
+                  f"{_clock(spent / done * (len(jobs) - done))} left", flush=True)
     stored["load_average"][-1].append(round(os.getloadavg()[0], 1))
     order = {r: i for i, r in enumerate(runs)}
     stored["runs"].sort(key=lambda r: order[key(r)])
     stored["finetuning"].sort(key=lambda r: (order.get(key(r), -1), not r["pretrained"], r["task"]))
     _write(stored, args.output)
-    print(f"{len(runs)} runs stored in {args.output} ({seconds / 60:.1f} min in all)")
+    print(f"{len(runs)} runs stored in {args.output} ({stored['seconds'] / 60:.1f} min in all)")
 
 
 if __name__ == "__main__":
