@@ -193,11 +193,21 @@ def opened(browser, jupyterlab):
         assert (ROOT / f"{docname}.ipynb").read_bytes() == before, f"the live test changed {docname}"
 
 
+#: The chapters whose Run All failed on this worker, and why
+failed: dict[str, BaseException] = {}
+
+
 @pytest.fixture(scope="module", params=notebook_pages())
 def live(request, browser, jupyterlab, opened) -> LiveNotebook:
     """One chapter after Run All, run once for all its tests."""
     docname = request.param
+    if docname in failed:  # one Run All that failed fails every test of its chapter, without running again
+        pytest.fail(f"Run All failed in {docname} (in an earlier test's setup): {failed[docname]}")
     if docname not in opened:
         before = (ROOT / f"{docname}.ipynb").read_bytes()
-        opened[docname] = (open_and_run_all(browser, jupyterlab, docname), before)
+        try:
+            opened[docname] = (open_and_run_all(browser, jupyterlab, docname), before)
+        except BaseException as error:
+            failed[docname] = error
+            raise
     return opened[docname][0]
