@@ -27,7 +27,9 @@ from assignments.scoring import SCORE_TIMEOUT
 CHAPTER = "01_factorised_embeddings"
 # otter 7.0.0 calls DataFrame.drop(inplace=True), which pandas 3.1 deprecates: not this project's code
 pytestmark = [pytest.mark.book, pytest.mark.slow,  # the exercises' {eval} numbers; otter and its kernels
-              pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.drop is deprecated")]
+              pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.drop is deprecated"),
+              # two runs of eleven kernels: about 3 min on an idle 2-core machine, 9 min at a load of 11
+              pytest.mark.timeout(1200)]
 # By hand (tests/assignments/test_grading.py): 756, and V E + E H + H = 3,840,000 + 524,288 + 4,096
 RIGHT = {"largest_width": "756", "factorised_count": "4_368_384"}
 WRONG = {"largest_width": "757", "factorised_count": "3_840_000 + 524_288"}
