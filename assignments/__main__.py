@@ -6,10 +6,11 @@ book``: the exercises' ``{eval}`` numbers are the ones it shows). Each exercise 
 shown as the book prints it, without its solution; the exercises the spec lists become graded questions,
 every other one a written question, answered in Markdown and not scored. ``otter assign`` runs the tests
 against the solutions unless ``--no-run-tests`` is given; the hidden tests are the solutions' values.
-``grade`` grades submissions (``assignments.grading``: each alone, with time limits, against the hidden
-tests) and writes ``grades/`` beside the chapter's autograder. Its exit status is 0 when every submission
-ran to its end in time, 1 when one could not be read, crashed or ran past a timeout (its row says why; the
-others are graded all the same), 2 for a usage error.
+``grade`` grades submissions (``assignments.grading``: each alone, in the sandbox, with time limits, against
+the hidden tests) and writes ``grades/`` beside the chapter's autograder. Its exit status is 0 when every
+submission ran to its end and was scored in time, 1 when one could not be read, crashed or ran past a time
+limit (its row says why; the others are graded all the same), 2 for a usage error or when grading refuses
+to start (the sandbox cannot be had, the hidden tests changed, two submissions share a name).
 """
 
 from __future__ import annotations
@@ -18,11 +19,22 @@ import argparse
 import sys
 from pathlib import Path
 
-from . import OUT
+from geron_lib.validate import check_positive_number
+
+from . import OUT, GradingRefused
 from .grading import CELL_TIMEOUT, SUBMISSION_TIMEOUT, grade
 from .master import hidden_tests, make
 from .myst import chapters_with_exercises
 from .spec import load_spec
+
+
+def _seconds(text: str) -> float:
+    """A time limit's argument: a positive finite number of seconds."""
+    try:
+        return check_positive_number("a time limit", float(text))
+    except ValueError:
+        message = f"must be a positive finite number of seconds, got {text!r}"
+        raise argparse.ArgumentTypeError(message) from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,17 +47,20 @@ def main(argv: list[str] | None = None) -> int:
     making.add_argument("chapters", nargs="*", help="chapter names (default: every chapter with exercises)")
     making.add_argument("--out", type=Path, default=OUT)
     making.add_argument("--no-run-tests", action="store_true", help="skip checking the solutions with otter")
-    grading = commands.add_parser("grade", help="grade submissions without containers, each in a fresh "
-                                                "kernel against the hidden tests; exit 1 when one could not "
-                                                "be fully graded (its row in grades.csv says why)")
+    grading = commands.add_parser("grade", help="grade submissions, each in a fresh kernel in a sandbox "
+                                                "(bubblewrap), against the hidden tests; exit 1 when one "
+                                                "could not be fully graded (its row in grades.csv says why)")
     grading.add_argument("chapter")
     grading.add_argument("submissions", nargs="+", type=Path)
     grading.add_argument("--out", type=Path, default=OUT)
-    grading.add_argument("--cell-timeout", type=float, default=CELL_TIMEOUT,
+    grading.add_argument("--cell-timeout", type=_seconds, default=CELL_TIMEOUT,
                          help=f"seconds a cell may run before it is interrupted (default {CELL_TIMEOUT})")
-    grading.add_argument("--timeout", type=float, default=SUBMISSION_TIMEOUT,
+    grading.add_argument("--timeout", type=_seconds, default=SUBMISSION_TIMEOUT,
                          help=f"seconds a submission may take before it is stopped with zeros (default "
                               f"{SUBMISSION_TIMEOUT})")
+    grading.add_argument("--unsafe", action="store_true",
+                         help="run the submissions without the sandbox, with your rights (where bubblewrap "
+                              "cannot run: grade as a user, in an account or container, that may run them)")
     args = parser.parse_args(argv)
 
     if args.command == "make":
@@ -57,11 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     hidden = hidden_tests(args.chapter, args.out)
     if not hidden.is_file():
         parser.error(f"no hidden tests at {hidden}: run `make assignments` first")
-    for name, value in (("--cell-timeout", args.cell_timeout), ("--timeout", args.timeout)):
-        if not value > 0:
-            parser.error(f"{name} must be a positive number of seconds, got {value:g}")
-    rows = grade(hidden, args.submissions, args.out / args.chapter / "grades", cell_timeout=args.cell_timeout,
-                 timeout=args.timeout)
+    try:
+        rows = grade(hidden, args.submissions, args.out / args.chapter / "grades",
+                     cell_timeout=args.cell_timeout, timeout=args.timeout, unsafe=args.unsafe)
+    except GradingRefused as err:
+        parser.error(str(err))
     for row in rows:
         print(f"{row['submission']}: {row['total']:g} / {row['possible']:g}"
               + (f" ({row['reason']})" if row["reason"] else ""))

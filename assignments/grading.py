@@ -1,13 +1,19 @@
-"""Grading a class: each submission alone, in a child process and a fresh kernel, with time limits, scored
-against the hidden tests (``hidden``), with the library's checker's hint as feedback. Writes ``grades.csv``
-(a row per submission: score per question, total, possible, reason) and ``<submission>.txt`` (the feedback).
+"""Grading a class: each submission alone, in a child process and a fresh kernel inside the sandbox
+(``sandbox``: bubblewrap), with time limits, scored against the hidden tests (``scoring``), with the library's
+checker's hint as feedback. Writes ``grades.csv`` (a row per submission: score per question, total, possible,
+reason) and ``<submission>.txt`` (the feedback); ``grades.csv`` is written however the batch ends.
 
 A submission that cannot be read (not JSON, empty, not a notebook), whose kernel dies, or that runs past
 the submission timeout gets a row of zeros with the reason; a cell past the per-cell timeout is interrupted,
-named in the reason, and the rest of the notebook still runs and is graded. Every other submission is graded
-regardless. The score of a question is whether the answer variable's value, pickled out of the kernel, is
-the expected value fixed when the assignment was made; the checker then runs here, in the grader's own
-process, only to say why.
+named in the reason, and the rest of the notebook still runs and is graded; an answer whose scoring runs
+past its time limit scores 0, with the reason. Every other submission is graded regardless. The score of a
+question is whether the answer variable's value, pickled out of the kernel, is the expected value fixed
+when the assignment was made; the checker then runs here, in the grader's own process, only to say why.
+
+Before the first submission runs, grading refuses to start (GradingRefused) when two submissions share a
+name, the hidden tests changed since they were made, or the sandbox cannot be had here; then it imports and
+runs every checker (``scoring.prepare``). With ``unsafe``, submissions run without the sandbox, with the
+grader's rights.
 """
 
 from __future__ import annotations
@@ -26,10 +32,12 @@ from pathlib import Path
 import nbformat
 
 from geron_lib.notebook.exercises import shown
+from geron_lib.validate import check_positive_number
 
-from . import ROOT, kernel_environment
-from .hidden import UnreadableAnswer, matches, read_hidden, read_pickled
-from .spec import Graded, check_answer, checker_names
+from . import ROOT, GradingRefused, kernel_environment, sandbox
+from .execution import waited
+from .hidden import read_hidden
+from .scoring import SCORE_TIMEOUT, cell_name, prepare, score
 
 #: Seconds one cell may run before it is interrupted (README, "For teachers: assignments")
 CELL_TIMEOUT = 120
@@ -39,6 +47,10 @@ OTTER_CELL = re.compile(r'# Initialize Otter\nimport otter\ngrader = otter\.Note
                         r'|grader\.check\("[\w-]*"\)|grader\.check_all\(\)')
 #: Seconds one whole submission may take, its kernel's start included, before it is stopped with zeros
 SUBMISSION_TIMEOUT = 600
+#: Largest run record (run.json) and stderr tail the grader reads from a run (bytes): the submission's code
+#: can write the shared folder too
+RECORD_LIMIT_BYTES = 2**20
+TAIL_BYTES = 4096
 
 
 @dataclass
@@ -71,22 +83,15 @@ def _read(submission: Path):
     return notebook, ""
 
 
-def _assigning_cells(notebook, name: str) -> list[int]:
-    """Indices of the code cells with a line assigning ``name`` (``name = ...``, ``name: T = ...``)."""
-    pattern = re.compile(rf"^\s*{re.escape(name)}\s*(:[^=\n]*)?=(?!=)", re.MULTILINE)
-    return [i for i, c in enumerate(notebook.cells) if c.cell_type == "code" and pattern.search(c.source)]
-
-
-def _cell(notebook, index: int) -> str:
-    lines = notebook.cells[index].source.strip().splitlines()
-    return f"cell {index + 1} (`{shown(lines[0]).strip(chr(39))}`)" if lines else f"cell {index + 1}"
-
-
-def _kill(process: subprocess.Popen, workdir: Path) -> None:
-    """Stop the child and its kernel (a session of its own), with everything they started."""
+def _stop(process: subprocess.Popen, shared: Path, sandboxed: bool) -> None:
+    """Stop the child with everything it started: in the sandbox, bwrap (sandbox.end ends the sandbox);
+    unsafe, the child's session and its kernel's (a session of its own, its pid in kernel.pid)."""
     pids = [process.pid]
-    if (workdir / "kernel.pid").is_file():
-        pids.append(int((workdir / "kernel.pid").read_text(encoding="utf-8")))
+    if not sandboxed:
+        try:
+            pids.append(int((shared / "kernel.pid").read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            pass
     for pid in pids:
         try:
             os.killpg(pid, signal.SIGKILL)
@@ -95,125 +100,144 @@ def _kill(process: subprocess.Popen, workdir: Path) -> None:
     process.wait()
 
 
-def _run(notebook, workdir: Path, answers: list[str], cell_timeout: float, timeout: float):
-    """Run the submission in a child process (assignments.execution), otter's cells blanked; its run.json
-    record and answers, or (None, None, why not)."""
-    path = workdir / "submission.ipynb"
+def _record(path: Path, n_cells: int) -> dict | None:
+    """The run.json record at ``path``, or None when there is none or it is not one execution writes."""
+    try:
+        if path.stat().st_size > RECORD_LIMIT_BYTES:
+            return None
+        record = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return None
+
+    def index(key) -> bool:
+        return key == "export" or (type(key) is int and 0 <= key < n_cells)
+
+    cells = record.get("cells") if isinstance(record, dict) else None
+    if not (isinstance(cells, dict) and isinstance(record.get("timed_out"), list)
+            and all((k == "export" or k.isdigit() and index(int(k))) and isinstance(v, str)
+                    for k, v in cells.items())
+            and all(index(k) and str(k) in cells for k in record["timed_out"])
+            and (record.get("died") is None or index(record["died"]))):
+        return None
+    return record
+
+
+def _run(notebook, tmp: Path, answers: list[str], cell_timeout: float, timeout: float, sandboxed: bool):
+    """Run the submission in a child process (assignments.execution, in the sandbox unless not
+    ``sandboxed``), otter's cells blanked, its answers exported to tmp/shared/answers.pkl; its run.json
+    record, or (None, why not)."""
+    work, shared = tmp / "work", tmp / "shared"
+    work.mkdir()
+    shared.mkdir()
+    path = work / "submission.ipynb"
     run = nbformat.from_dict(notebook)
     for cell in run.cells:
         if cell.cell_type == "code" and OTTER_CELL.fullmatch(cell.source.strip()):
             cell.source = ""  # kept, so that cells keep their numbers; nbclient skips empty cells
     nbformat.write(run, path)
-    command = [sys.executable, "-m", "assignments.execution", str(path), str(workdir),
-               "--cell-timeout", str(cell_timeout), "--answers", *answers]
-    process = subprocess.Popen(command, cwd=ROOT, env=kernel_environment(), start_new_session=True,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        _, stderr = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill(process, workdir)
-        return None, None, f"it ran past the submission timeout of {timeout:g} s and was stopped"
-    if not (workdir / "run.json").is_file():
-        tail = stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
-        return None, None, f"the grader could not run it ({tail[0]})"
-    record = json.loads((workdir / "run.json").read_text(encoding="utf-8"))
-    exported = workdir / "answers.pkl"
-    return record, read_pickled(exported.read_bytes()) if exported.is_file() else {}, ""
-
-
-def _question(question: Graded, expected, notebook, record: dict, exported: dict, names: dict) -> tuple:
-    """(score, feedback line) of one question."""
-    points, name = question.points, question.answer
-    failed = {int(k): why for k, why in record["cells"].items() if k != "export"}
-    cells = _assigning_cells(notebook, name)
-    kind, payload = exported.get(name, ("missing", ""))
-    if kind == "missing":
-        if not cells:
-            why = (f"the answer cell is missing: no cell assigns `{name}` (deleted, or the variable "
-                   f"renamed); it should read `{name} = <your answer>`")
-        elif bad := [i for i in cells if i in failed]:
-            why = f"the answer cell failed: {_cell(notebook, bad[-1])} {failed[bad[-1]]}"
+    inner = [sys.executable, "-m", "assignments.execution"]
+    options = ["--cell-timeout", repr(cell_timeout), "--answers", *answers]
+    with open(tmp / "stderr", "w+b") as stderr:
+        popen = {"cwd": ROOT, "start_new_session": True, "stdout": subprocess.DEVNULL, "stderr": stderr}
+        if sandboxed:
+            where = [f"{sandbox.WORK}/submission.ipynb", sandbox.SHARED]
+            process, init = sandbox.start([*inner, *where, *options], path, shared, **popen)
         else:
-            why = f"`{name}` is not defined at the end of the notebook (a later cell deleted it?)"
-        return 0, why
-    plain = "assign a plain value: a number, a string, a list, a dict or a numpy array"
-    if kind == "unreadable":
-        return 0, f"`{name}` cannot be graded: {payload}; {plain}"
-    try:
-        answer = read_pickled(payload)
-    except UnreadableAnswer as err:
-        return 0, f"`{name}` cannot be graded: {err}; {plain}"
-    if answer is ...:
-        return 0, f"not answered: `{name}` is still `...`"
-    right = matches(answer, expected, question.tolerance)
-    try:
-        if question.label not in names:
-            names[question.label] = checker_names(question)
-        hint = check_answer(question, answer, names[question.label]).message
-    except Exception as err:  # noqa: BLE001 - the setup (say, a jax compile) or checker could not run here
-        hint = f"(the checker could not run here: {type(err).__name__}: {err})"
-    note = "".join(f" (note: {_cell(notebook, i)} {failed[i]})" for i in cells if i in failed)
-    return (points if right else 0), f"{'right' if right else 'wrong'}: {hint}{note}"
+            process = subprocess.Popen([*inner, str(path), str(shared), *options], env=kernel_environment(),
+                                       **popen)
+            init = None
+        try:
+            process.wait(timeout=waited(timeout))
+        except subprocess.TimeoutExpired:
+            sandbox.end(init)
+            _stop(process, shared, sandboxed)
+            return None, f"it ran past the submission timeout of {timeout:g} s and was stopped"
+        sandbox.end(init)  # bwrap may end before the processes of its sandbox: they end here
+        stderr.seek(max(0, stderr.seek(0, os.SEEK_END) - TAIL_BYTES))
+        tail = stderr.read().decode("utf-8", "replace").strip().splitlines()[-1:] or ["no message"]
+    record = _record(shared / "run.json", len(notebook.cells))
+    if record is None:
+        return None, f"the grader could not run it ({tail[0]})"
+    return record, ""
 
 
-def grade_one(submission: Path, hidden: list, names: dict, cell_timeout: float,
-              timeout: float) -> Outcome:
-    """The outcome of one submission against ``hidden`` (read_hidden's list)."""
+def grade_one(submission: Path, hidden: list, names: dict, cell_timeout: float, timeout: float,
+              score_timeout: float, sandboxed: bool) -> Outcome:
+    """The outcome of one submission against ``hidden`` (read_hidden's list; ``names``: scoring.prepare's)."""
     zeros = {q.label: 0 for q, _ in hidden}
     notebook, why = _read(submission)
     if notebook is None:
         return Outcome(zeros, [], [why])
-    with tempfile.TemporaryDirectory(prefix="grading-") as tmp:
-        answers = [q.answer for q, _ in hidden]
-        record, exported, why = _run(notebook, Path(tmp), answers, cell_timeout, timeout)
-    if record is None:
-        return Outcome(zeros, [], [why])
-    if record["died"] is not None:
-        where = ("while its answers were read" if record["died"] == "export"
-                 else f"in {_cell(notebook, record['died'])}")
-        return Outcome(zeros, [], [f"its kernel died {where} (the code ended the Python process: "
-                                   "os._exit, a crash, or memory exhausted)"])
-    if "export" in record["cells"]:
-        return Outcome(zeros, [], [f"its answers could not be read from the kernel: the export "
-                                   f"{record['cells']['export']}"])
-    outcome = Outcome(reasons=[f"{_cell(notebook, k)} {record['cells'][str(k)]}"
-                               for k in record["timed_out"]])
-    for question, expected in hidden:
-        score, line = _question(question, expected, notebook, record, exported, names)
-        outcome.scores[question.label] = score
-        outcome.lines.append(f"{question.label} ({score:g} / {question.points:g}): {line}")
+    with tempfile.TemporaryDirectory(prefix="grading-", ignore_cleanup_errors=True) as tmp:
+        record, why = _run(notebook, Path(tmp), [q.answer for q, _ in hidden], cell_timeout, timeout,
+                           sandboxed)
+        if record is None:
+            return Outcome(zeros, [], [why])
+        if record["died"] is not None:
+            where = ("while its answers were read" if record["died"] == "export"
+                     else f"in {cell_name(notebook, record['died'])}")
+            return Outcome(zeros, [], [f"its kernel died {where} (the code ended the Python process: "
+                                       "os._exit, a crash, or memory exhausted)"])
+        if "export" in record["cells"]:
+            return Outcome(zeros, [], [f"its answers could not be read from the kernel: the export "
+                                       f"{record['cells']['export']}"])
+        outcome = Outcome(reasons=[f"{cell_name(notebook, k)} {record['cells'][str(k)]}"
+                                   for k in record["timed_out"]])
+        failed = {int(k): why for k, why in record["cells"].items() if k != "export"}
+        answers = Path(tmp) / "shared" / "answers.pkl"
+        for question, expected in hidden:
+            points, line, late = score(question, expected, notebook, failed, answers, names[question.label],
+                                       score_timeout)
+            outcome.scores[question.label] = points
+            outcome.lines.append(f"{question.label} ({points:g} / {question.points:g}): {line}")
+            outcome.reasons += [late] if late else []
     return outcome
 
 
 def grade(hidden_tests: Path, submissions: list[Path], out: Path, *, cell_timeout: float = CELL_TIMEOUT,
-          timeout: float = SUBMISSION_TIMEOUT) -> list[dict]:
-    """Grade each of ``submissions`` alone against ``hidden_tests`` (make's <chapter>-hidden.pkl); write
-    grades.csv and one feedback file per submission into ``out``. A row per submission: its name, the score
-    of every question, total, possible, and the reason ("" when the whole notebook ran in time)."""
+          timeout: float = SUBMISSION_TIMEOUT, score_timeout: float = SCORE_TIMEOUT,
+          unsafe: bool = False) -> list[dict]:
+    """Grade each of ``submissions`` alone against ``hidden_tests`` (make's <chapter>-hidden.pkl), each in
+    the sandbox unless ``unsafe``; write grades.csv and one feedback file per submission into ``out``. A row
+    per submission: its name, the score of every question, total, possible, and the reason ("" when the
+    whole notebook ran and was scored in time). GradingRefused, before any submission runs, when grading
+    cannot start (the module docstring)."""
+    cell_timeout, timeout, score_timeout = (check_positive_number(name, value) for name, value in (
+        ("cell_timeout", cell_timeout), ("timeout", timeout), ("score_timeout", score_timeout)))
     stems = [s.stem for s in submissions]
     if len(set(stems)) != len(stems):
-        raise ValueError(f"submissions must have distinct names (their feedback files are <name>.txt); got "
-                         f"{sorted({s for s in stems if stems.count(s) > 1})} more than once")
+        raise GradingRefused(f"submissions must have distinct names (their feedback files are <name>.txt); "
+                             f"got {sorted({s for s in stems if stems.count(s) > 1})} more than once")
     hidden = read_hidden(hidden_tests)
+    if not unsafe:
+        sandbox.check_sandbox([hidden_tests.parent, out, *submissions])
+    names = prepare(hidden)  # every checker imported and run here, before the first kernel starts
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise GradingRefused(f"the grades folder {out} cannot be made ({err.strerror})") from None
     possible = sum(q.points for q, _ in hidden)
-    out.mkdir(parents=True, exist_ok=True)
-    rows, names = [], {}
-    for submission in submissions:
-        try:
-            outcome = grade_one(submission, hidden, names, cell_timeout, timeout)
-        except Exception as err:  # noqa: BLE001 - one submission's trouble must not stop the others
-            outcome = Outcome({q.label: 0 for q, _ in hidden}, [],
-                              [f"the grader failed on it ({type(err).__name__}: {shown(str(err))})"])
-        total = sum(outcome.scores.values())
-        reason = "; ".join(outcome.reasons)
-        rows.append({"submission": submission.name, **outcome.scores, "total": total, "possible": possible,
-                     "reason": reason})
-        text = [f"{submission.name}: {total:g} / {possible:g}", *([f"Reason: {reason}."] if reason else []),
-                "", *(outcome.lines or ["Every question scores 0."])]
-        (out / f"{submission.stem}.txt").write_text("\n".join(text) + "\n", encoding="utf-8")
-    with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=["submission", *(q.label for q, _ in hidden), "total",
-                                               "possible", "reason"])
-        writer.writeheader()
-        writer.writerows(rows)
+    rows = []
+    try:
+        for submission in submissions:
+            try:
+                outcome = grade_one(submission, hidden, names, cell_timeout, timeout, score_timeout,
+                                    sandboxed=not unsafe)
+            except Exception as err:  # noqa: BLE001 - one submission's trouble must not stop the others
+                outcome = Outcome({q.label: 0 for q, _ in hidden}, [],
+                                  [f"the grader failed on it ({type(err).__name__}: {shown(str(err))})"])
+            total = sum(outcome.scores.values())
+            reason = "; ".join(outcome.reasons)
+            rows.append({"submission": submission.name, **outcome.scores, "total": total,
+                         "possible": possible, "reason": reason})
+            text = [f"{submission.name}: {total:g} / {possible:g}",
+                    *([f"Reason: {reason}."] if reason else []), "",
+                    *(outcome.lines or ["Every question scores 0."])]
+            (out / f"{submission.stem}.txt").write_text("\n".join(text) + "\n", encoding="utf-8")
+    finally:
+        with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=["submission", *(q.label for q, _ in hidden), "total",
+                                                   "possible", "reason"])
+            writer.writeheader()
+            writer.writerows(rows)
     return rows

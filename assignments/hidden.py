@@ -1,7 +1,8 @@
 """The hidden tests: every graded question's expected value, fixed when the assignment is made (the spec's
 solution, run here, where the library is untouched) and stored beside the autograder, never in the student's
 notebook. Grading compares an answer with it, so nothing a submission does to the library in its own kernel
-changes its score.
+changes its score. The file is written read-only, with its sha256 beside it (``<chapter>-hidden.sha256``, as
+``sha256sum`` writes it); grading refuses a file whose checksum differs.
 
 Answers come out of a submission's kernel pickled; they are read back with :class:`_Reader`, which builds
 only plain values (numbers, text, containers, numpy arrays and scalars, ``Fraction``, ``Decimal``): no
@@ -11,6 +12,7 @@ other class is looked up, so reading an answer runs none of the submission's cod
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
 import pickle
 from pathlib import Path
@@ -19,6 +21,7 @@ import numpy as np
 
 from geron_lib.notebook.exercises import close, exact_number
 
+from . import GradingRefused
 from .spec import Graded, check_solution
 
 #: Largest pickled answer read back from a kernel (bytes)
@@ -92,9 +95,15 @@ def matches(answer, expected, rel_tol: float) -> bool:
     return number is not None and exact_number(expected) is not None and close(number, expected, rel_tol)
 
 
+def checksum(path: Path) -> Path:
+    """Where :func:`make_hidden` writes the sha256 of the hidden tests at ``path``: beside them."""
+    return path.with_suffix(".sha256")
+
+
 def make_hidden(questions: list[Graded], path: Path) -> Path:
     """Run every question's setup and solution here, check that its checker passes the solution, and write
-    the questions with their expected values to ``path`` (pickled, read back with :func:`read_hidden`)."""
+    the questions with their expected values to ``path`` (pickled, read back with :func:`read_hidden`),
+    read-only, with their sha256 beside them (:func:`checksum`)."""
     stored = []
     for question in questions:
         env: dict = {}
@@ -102,14 +111,31 @@ def make_hidden(questions: list[Graded], path: Path) -> Path:
         if not verdict:
             raise ValueError(f"{question.label}: the spec's solution fails its checker: {verdict.message}")
         stored.append(dataclasses.asdict(question) | {"expected": env[question.answer]})
+    data = pickle.dumps(stored, protocol=4)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(pickle.dumps(stored, protocol=4))
+    for target, content in ((path, data),
+                            (checksum(path), f"{hashlib.sha256(data).hexdigest()}  {path.name}\n".encode())):
+        target.unlink(missing_ok=True)  # read-only when made before
+        target.write_bytes(content)
+        target.chmod(0o444)
     return path
 
 
 def read_hidden(path: Path) -> list[tuple[Graded, object]]:
-    """The questions and expected values :func:`make_hidden` wrote: [(question, expected)]."""
+    """The questions and expected values :func:`make_hidden` wrote: [(question, expected)]; GradingRefused
+    when they cannot be read or their sha256 is not the one written beside them."""
+    again = "run `make assignments` again"
+    try:
+        data, recorded = path.read_bytes(), checksum(path).read_text(encoding="utf-8").split()
+    except OSError as err:
+        raise GradingRefused(f"the hidden tests cannot be read ({err.filename}: {err.strerror}); "
+                             f"{again}") from None
+    if recorded != [hashlib.sha256(data).hexdigest(), path.name]:
+        raise GradingRefused(f"the hidden tests {path} have changed since they were made (their sha256 is "
+                             f"not the one {checksum(path).name} holds): grading refuses them; {again}")
+    try:
+        stored = read_pickled(data)
+    except UnreadableAnswer as err:
+        raise GradingRefused(f"the hidden tests {path} cannot be read back: {err}; {again}") from None
     fields = {f.name for f in dataclasses.fields(Graded)}
-    return [(Graded(**{k: v for k, v in q.items() if k in fields}), q["expected"])
-            for q in read_pickled(path.read_bytes())]
-
+    return [(Graded(**{k: v for k, v in q.items() if k in fields}), q["expected"]) for q in stored]

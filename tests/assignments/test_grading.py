@@ -25,24 +25,12 @@ SLIP = {"largest_width": "756", "factorised_count": "3_840_000 + 524_288"}  # th
 
 
 @pytest.fixture(scope="module")
-def made(spec, built_book, tmp_path_factory):
+def made(spec, built_book, bubblewrap, tmp_path_factory):
     if importlib.util.find_spec("otter") is None:
         skip_or_fail("otter-grader is not installed (requirements.txt pins it)")
     out = tmp_path_factory.mktemp("assignments")
     autograder = make(CHAPTER, spec[CHAPTER], out, run_tests=False)
     return out / CHAPTER, autograder
-
-
-def _submission(student, path, answers: dict):
-    notebook = nbformat.read(student, as_version=4)
-    for cell in notebook.cells:
-        for name, value in answers.items():
-            if cell.cell_type == "code" and cell.source.strip() == f"{name} = ...":
-                cell.source = f"{name} = {value}"
-    filled = [c.source for c in notebook.cells if c.cell_type == "code"]
-    assert all(f"{name} = {value}" in filled for name, value in answers.items())
-    nbformat.write(notebook, path)
-    return path
 
 
 def test_the_student_notebook_has_the_questions_and_no_solution(spec, made):
@@ -68,10 +56,11 @@ def test_the_student_notebook_has_the_questions_and_no_solution(spec, made):
     assert "{eval}" not in teachers and 'f"{' not in teachers
 
 
-def test_three_submissions_get_full_zero_and_partial_marks_with_the_checkers_hint(made, tmp_path):
+def test_three_submissions_get_full_zero_and_partial_marks_with_the_checkers_hint(made, submission,
+                                                                                  tmp_path):
     folder, _ = made
     student = folder / "student" / f"{CHAPTER}.ipynb"
-    submissions = [_submission(student, tmp_path / f"{name}.ipynb", answers)
+    submissions = [submission(student, tmp_path / f"{name}.ipynb", answers)
                    for name, answers in (("right", RIGHT), ("empty", {}), ("slip", SLIP))]
     rows = {r["submission"]: r for r in grade(hidden_tests(CHAPTER, folder.parent), submissions,
                                               tmp_path / "grades")}

@@ -5,7 +5,6 @@ graded alone: every one gets its row and the reason, and the others are graded a
 import csv
 import importlib.util
 
-import nbformat
 import pytest
 from book_site.pages import skip_or_fail
 
@@ -33,24 +32,8 @@ while True:
 CELL_TIMEOUT, TIMEOUT = 10, 40  # seconds; the defaults are 120 and 600
 
 
-def _submission(student, path, answers: dict, *, before: str = "", without: str = ""):
-    """The student notebook with ``answers`` filled in, a cell ``before`` them, and no cell that starts
-    with ``without``."""
-    notebook = nbformat.read(student, as_version=4)
-    first_answer = next(i for i, c in enumerate(notebook.cells) if c.source.endswith(" = ..."))
-    for cell in notebook.cells:
-        for name, value in answers.items():
-            if cell.cell_type == "code" and cell.source.strip() == f"{name} = ...":
-                cell.source = f"{name} = {value}"
-    if before:
-        notebook.cells.insert(first_answer, nbformat.v4.new_code_cell(before))
-    notebook.cells = [c for c in notebook.cells if not (without and c.source.startswith(without))]
-    nbformat.write(notebook, path)
-    return path
-
-
 @pytest.fixture(scope="module")
-def batch(spec, built_book, tmp_path_factory):
+def batch(spec, built_book, bubblewrap, submission, tmp_path_factory):
     if importlib.util.find_spec("otter") is None:
         skip_or_fail("otter-grader is not installed (requirements.txt pins it)")
     out = tmp_path_factory.mktemp("assignments")
@@ -58,15 +41,15 @@ def batch(spec, built_book, tmp_path_factory):
     student = out / CHAPTER / "student" / f"{CHAPTER}.ipynb"
     folder = tmp_path_factory.mktemp("submissions")
     submissions = [
-        _submission(student, folder / "right.ipynb", RIGHT),
-        _submission(student, folder / "wrong.ipynb", WRONG),
-        _submission(student, folder / "crashing.ipynb", RIGHT, before="import os\nos._exit(1)"),
-        _submission(student, folder / "sleeping.ipynb", RIGHT, before="import time\ntime.sleep(600)"),
-        _submission(student, folder / "stubborn.ipynb", RIGHT, before=STUBBORN),
-        _submission(student, folder / "tampering.ipynb", {"largest_width": "1", "factorised_count": "2"},
+        submission(student, folder / "right.ipynb", RIGHT),
+        submission(student, folder / "wrong.ipynb", WRONG),
+        submission(student, folder / "crashing.ipynb", RIGHT, before="import os\nos._exit(1)"),
+        submission(student, folder / "sleeping.ipynb", RIGHT, before="import time\ntime.sleep(600)"),
+        submission(student, folder / "stubborn.ipynb", RIGHT, before=STUBBORN),
+        submission(student, folder / "tampering.ipynb", {"largest_width": "1", "factorised_count": "2"},
                     before=TAMPER),
-        _submission(student, folder / "deleted.ipynb", {"largest_width": "756"}, without="factorised_count"),
-        _submission(student, folder / "failing.ipynb", {"largest_width": "756",
+        submission(student, folder / "deleted.ipynb", {"largest_width": "756"}, without="factorised_count"),
+        submission(student, folder / "failing.ipynb", {"largest_width": "756",
                                                         "factorised_count": "4_368_384 + undefined"}),
     ]
     (folder / "corrupt.ipynb").write_text('{"cells": [{"cell_type": "code", ', encoding="utf-8")

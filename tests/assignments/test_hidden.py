@@ -2,14 +2,17 @@
 spec question, and answers are read back from a kernel's pickle as plain values only."""
 
 import dataclasses
+import hashlib
 import pickle
+import stat
 from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from assignments.hidden import UnreadableAnswer, make_hidden, matches, read_hidden, read_pickled
+from assignments import GradingRefused
+from assignments.hidden import UnreadableAnswer, checksum, make_hidden, matches, read_hidden, read_pickled
 from assignments.spec import check_answer, check_solution, checker_names, load_spec
 
 QUESTIONS = [q for questions in load_spec().values() for q in questions]
@@ -50,6 +53,32 @@ def test_the_hidden_tests_are_written_with_the_solutions_values_and_read_back(tm
     failing = dataclasses.replace(graded[0], solution="sum_form_count = 1")
     with pytest.raises(ValueError, match="ex-attention-count: the spec's solution fails its checker"):
         make_hidden([failing], tmp_path / "x.pkl")
+
+
+def test_the_hidden_tests_are_written_read_only_with_their_sha256_beside_them(tmp_path):
+    path = make_hidden(load_spec()["01_factorised_embeddings"], tmp_path / "01-hidden.pkl")
+    made_again = make_hidden(load_spec()["01_factorised_embeddings"], path)  # over the read-only files
+    assert checksum(path) == tmp_path / "01-hidden.sha256"
+    assert [stat.S_IMODE(p.stat().st_mode) for p in (made_again, checksum(path))] == [0o444, 0o444]
+    assert checksum(path).read_text() == f"{hashlib.sha256(path.read_bytes()).hexdigest()}  01-hidden.pkl\n"
+
+
+@pytest.mark.parametrize(("change", "refusal"), [
+    ("a byte appended", "have changed since they were made"),
+    ("another file's checksum", "have changed since they were made"),
+    ("the checksum removed", "cannot be read")])
+def test_hidden_tests_whose_checksum_differs_are_refused(tmp_path, change, refusal):
+    path = make_hidden(load_spec()["01_factorised_embeddings"], tmp_path / "01-hidden.pkl")
+    for made in (path, checksum(path)):
+        made.chmod(0o644)
+    if change == "a byte appended":
+        path.write_bytes(path.read_bytes() + b"\0")
+    elif change == "the checksum removed":
+        checksum(path).unlink()
+    else:
+        checksum(path).write_text(checksum(path).read_text().replace("01-hidden.pkl", "02-hidden.pkl"))
+    with pytest.raises(GradingRefused, match=refusal):
+        read_hidden(path)
 
 
 @pytest.mark.parametrize("value", [
