@@ -80,8 +80,8 @@ def difference(a, b, *, confidence: float = 0.95, draws: int = DRAWS, seed: int 
     a, b, confidence = _check_runs(a, b, confidence)
     draws = check_int("draws", draws, minimum=100)
     rng = np.random.default_rng(check_int("seed", seed, minimum=0))
-    paired = len(a) == len(b) and seed_correlation(a, b) > 0
     r = seed_correlation(a, b) if len(a) == len(b) else float("nan")
+    paired = r > 0  # False for nan
     n, d = a.shape[1], []
     for start in range(0, draws, CHUNK):
         m = min(CHUNK, draws - start)
