@@ -53,7 +53,8 @@ class Grid:
     wide_intermediate_size: int = 512
     wide_embedding_size: int = 64
     wide_sharing: str = "all"
-    wide_seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+    #: three seeds, the issue's minimum: five would take the grid past its six-hour budget
+    wide_seeds: tuple[int, ...] = (0, 1, 2)
 
     def __post_init__(self):
         check_type("base", self.base, tx.Setup)
