@@ -7,6 +7,7 @@ A symbol is a Latin letter (with or without subscripts: W_Q counts as W), a Gree
 
 import re
 
+import numpy as np
 import pytest
 from book_site.pages import text_of, toc_pages
 
@@ -49,3 +50,81 @@ def test_every_symbol_of_the_page_is_on_the_notation_page(docname):
     undefined = sorted(used - DEFINED)
     assert not undefined, (f"{docname} uses {sorted(used)}; not on the notation page: {undefined} "
                            "(add them to book/notation.md, or use the symbol it already has)")
+
+
+# The shapes the notation page states are the shapes of the library's arrays -------------------------------
+
+SHAPE = re.compile(r"\$\(([^$]*)\)\$")
+
+
+def _plain(tex: str) -> str:
+    """A symbol as a key: W_\\text{mlm} -> W_mlm, \\mathrm{Tok}_{(E)} -> Tok_(E), W'_{V,i} -> W'_V,i."""
+    tex = re.sub(r"\\(?:mathrm|operatorname|text|mathcal)\{([^{}]*)\}", r"\1", tex)
+    return re.sub(r"[{}\s\\]", "", tex)
+
+
+def stated_shapes() -> dict[str, tuple[str, ...]]:
+    """{symbol: its shape as the page writes it, e.g. ('V', 'E')}, from the tables' Shape columns."""
+    text = text_of("book/notation")
+    header = next(line for line in text.splitlines() if line.startswith("| Symbol") and "Shape" in line)
+    rows = text.split(header, 1)[1].split("\n\n", 1)[0].splitlines()[1:]
+    shapes = {}
+    for row in rows:
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        stated = [tuple(_plain(n) for n in s.split(",") if n.strip()) for s in SHAPE.findall(cells[-1])]
+        if not stated:
+            continue
+        names = [_plain(n) for item in re.findall(r"\$([^$]+)\$", cells[0]) for n in item.split(", ")]
+        assert len(stated) in (1, len(names)), f"{cells[0]}: {len(names)} symbols, {len(stated)} shapes"
+        shapes |= dict(zip(names, stated * len(names) if len(stated) == 1 else stated, strict=True))
+    return shapes
+
+
+def library_arrays():
+    """{symbol: the library's array}, for a model whose sizes all differ, so that a shape cannot pass by a
+    coincidence of two sizes."""
+    from geron_lib import Encoder, EncoderConfig
+    from geron_lib.model.attention import attention_probs, random_attention_weights, split_heads
+    from geron_lib.model.layers import linear
+    from geron_lib.model.mlm import MaskedLM, mlm_head
+    from geron_lib.studies.factorised import best_rank_factors
+
+    config = EncoderConfig(vocab_size=50, embedding_size=6, hidden_size=12, num_attention_heads=3,
+                           intermediate_size=20, max_position_embeddings=16, type_vocab_size=3,
+                           num_hidden_layers=2, model_type="albert", sharing="none")
+    sizes = dict(V=50, E=6, H=12, h=3, d_head=4, F=20, P=16, S=3, T=7, B=2)
+    model = MaskedLM(config, seed=0)
+    ids = np.random.default_rng(0).integers(0, sizes["V"], (sizes["B"], sizes["T"]))
+    X = model.encoder.hidden_states(ids)[0]
+    emb, (attention, ffn) = model.encoder.embeddings, model.encoder.layers[0]
+    cache = {}
+    A = attention_probs(X, attention, sizes["h"], cache=cache)
+    values = split_heads(linear(X, attention["W_V"], attention["b_V"]), sizes["h"])
+    Tok = Encoder(config.replace(model_type="bert", embedding_size=None), seed=0).embeddings["word"]
+    lookup, projection = best_rank_factors(Tok, sizes["E"])
+    logits = mlm_head(X[0], model.head, emb["word"], config.hidden_act, config.layer_norm_eps)
+    arrays = {"Emb": emb["word"], "Pos": emb["position"], "Type": emb["token_type"],
+              "W_P": emb["W_P"], "b_P": emb["b_P"], "Tok": Tok, "Tok_(E)": lookup @ projection,
+              "X": X, "x_t": X[0, 0], "Q_i": cache["q"][0, 1], "K_i": cache["k"][0, 1], "A_i": A[0, 1],
+              "Z_i": (A @ values)[0, 1],
+              "W'_V,i": random_attention_weights(sizes["H"], sizes["h"], "sum", seed=0)["W_V"][1],
+              "W_mlm": model.head["W"], "b_mlm": model.head["b"], "b_out": model.head["b_out"],
+              "z_t": logits[0]}
+    arrays |= {k: v for k, v in attention.items() if k[:2] in ("W_", "b_")}
+    arrays |= {k: v for k, v in ffn.items() if k[:2] in ("W_", "b_")}
+    return arrays, sizes
+
+
+#: Shaped symbols that are no array of the model, and why
+NOT_ARRAYS = {"G": "a change of basis the reader chooses, inserted between two factors"}
+
+
+def test_every_stated_shape_is_the_librarys():
+    stated = stated_shapes()
+    arrays, sizes = library_arrays()
+    assert {"Emb", "Tok_(E)", "W_P", "b_P", "W_O", "b_O", "W_1", "b_1"} <= set(stated)
+    unchecked = sorted(set(stated) - set(arrays) - set(NOT_ARRAYS))
+    assert not unchecked, f"shapes on the notation page that this test does not build: {unchecked}"
+    wrong = {name: (shape, arrays[name].shape) for name, shape in stated.items() if name in arrays
+             and tuple(sizes[n] for n in shape) != arrays[name].shape}
+    assert not wrong, f"the notation page's shapes against the library's (symbol: page, library): {wrong}"
