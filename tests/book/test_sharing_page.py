@@ -125,3 +125,17 @@ def test_the_universal_transformer_checks_its_arguments(bad, message):
                                            timestep_signal=signal)
     with pytest.raises(ValueError, match="sharing='all'"):
         depth.universal_transformer_states(Encoder(TINY.replace(sharing="none")), np.arange(4)[None], 2)
+
+
+def test_the_rule_of_thumb_is_kaplans_two_and_six_per_parameter_plus_the_attention():
+    # "two FLOPs per parameter per token for a forward pass, six for a training step" (Kaplan et al.,
+    # section 2.1), N the stack's parameters outside the embeddings, with an encoder's two T^2 products
+    from geron_lib.costs.flops import approximate_flops_per_token
+
+    for name, T in (("bert-base", 128), ("albert-base-v2", 512)):
+        config = PRESETS[name]
+        L, H, F = config.num_hidden_layers, config.hidden_size, config.intermediate_size
+        layer = 4 * (H * H + H) + 2 * H + (H * F + F) + (F * H + H) + 2 * H
+        N = layer if config.sharing == "all" else L * layer  # the stack as stored
+        assert approximate_flops_per_token(config, T) == 2 * N + 4 * L * T * H
+        assert approximate_flops_per_token(config, T, training=True) == 6 * N + 12 * L * T * H
