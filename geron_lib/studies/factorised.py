@@ -77,25 +77,26 @@ def _check_table(table) -> np.ndarray:
 
 def best_rank_factors(table: np.ndarray,
                       rank: int) -> tuple[np.ndarray, np.ndarray]:
-    """Tok_(E) = lookup projection = (U_E diag(s_E)) R_E^T: (V, E) (E, H).
+    """Tok_(E) = lookup projection: (V, E) (E, H), Tok's truncated SVD.
 
-    From the singular value decomposition Tok = U diag(s) R^T: the lookup and
-    the projection whose product is the best rank-E approximation of the
-    direct table ``table`` (the truncated decomposition).
+    With Tok = U diag(sigma) U'^T, the lookup is U_E diag(sigma_E) and the
+    projection U'_E^T: their product is the best rank-E approximation of
+    the direct table ``table``.
     """
     Tok, E = _check_table(table), _check_rank(table, rank)
-    U, s, Rt = np.linalg.svd(Tok, full_matrices=False)
-    return U[:, :E] * s[:E], Rt[:E]  # (V, E), (E, H)
+    U, sigma, right = np.linalg.svd(Tok, full_matrices=False)
+    return U[:, :E] * sigma[:E], right[:E]  # (V, E), (E, H)
 
 
 def rank_errors(table: np.ndarray) -> np.ndarray:
-    """||Tok - Tok_(E)|| / ||Tok|| = sqrt(sum_{j > E} s_j^2 / sum_j s_j^2).
+    """||Tok - Tok_(E)|| / ||Tok|| = sqrt(sum_{j>E} sigma_j^2 / sum_j sigma_j^2)
 
     Eckart-Young: the relative Frobenius error of the best rank-E
-    approximation Tok_(E) of the direct table Tok, for E = 0, 1, ..., min(V, H).
+    approximation Tok_(E) of the direct table Tok, for E = 0, 1, ...,
+    min(V, H).
     """
-    s2 = np.linalg.svd(_check_table(table), compute_uv=False) ** 2
-    tail = np.cumsum(s2[::-1])[::-1]  # tail[E] = sum of s_j^2 for j >= E
+    sigma2 = np.linalg.svd(_check_table(table), compute_uv=False) ** 2
+    tail = np.cumsum(sigma2[::-1])[::-1]  # tail[E]: sum of sigma_j^2, j > E
     tail = np.concatenate([tail, [0.0]])
     if tail[0] == 0:  # an all-zero table: rank 0, no error at any rank
         return np.zeros_like(tail)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from page_cells import run_cells
 
-import geron_lib as g
+import geron_lib as gl
 from geron_lib.pretraining.masking import expected_distinct_masks
 
 PAGE = "book/00_quickstart"
@@ -34,14 +34,14 @@ def test_albert_counts_the_simplified_model_and_grows_with_the_input(shown):
     X = shown["X"]
     assert shown["qs_H"] == H
     assert shown["qs_len_short"] == reference_albert_count(V, E, H, len(X))
-    assert shown["qs_len_short"] == g.albert(X, vocab_size=V).n_params
+    assert shown["qs_len_short"] == gl.albert(X, vocab_size=V).n_params
     assert shown["qs_len_long"] == reference_albert_count(V, E, H, 2 * len(X))
     assert (shown["qs_len_T"], shown["qs_len_T_long"]) == (len(X), 2 * len(X))
     assert shown["qs_len_long"] - shown["qs_len_short"] == len(X) * H
     # the same for other sizes and lengths: nothing else in the count depends on T
     for T in (1, 5, 30):
         ids = list(range(1, T + 1))
-        r = g.albert(ids, n_layers=3, n_heads=2, d_model=12, d_embed=6, vocab_size=40)
+        r = gl.albert(ids, n_layers=3, n_heads=2, d_model=12, d_embed=6, vocab_size=40)
         assert r.n_params == reference_albert_count(40, 6, 12, T)
 
 
@@ -55,7 +55,7 @@ def bert_data_script_count(T: int, p: float, max_predictions: int = 10**9) -> in
 def test_roberta_masks_berts_data_script_count(T, p):
     if T > 1 and bert_data_script_count(T, p) >= T:
         pytest.skip("roberta() refuses a row it would mask entirely")
-    r = g.roberta(list(range(1, T + 1)), n_layers=1, d_model=4, vocab_size=T + 1, mask_prob=p, epochs=3)
+    r = gl.roberta(list(range(1, T + 1)), n_layers=1, d_model=4, vocab_size=T + 1, mask_prob=p, epochs=3)
     assert r.n_masked_per_sequence == bert_data_script_count(T, p)
     assert all(len(m) == len(set(m.tolist())) == bert_data_script_count(T, p) for m in r.masks)
 
