@@ -1,12 +1,15 @@
 """The introduction's claims about the book, checked: the papers' parameter counts are set beside the
 library's exact counts, not matched by them (no single way of counting reaches every published figure,
-shown from two rows counted by hand); and the pages it names as quoting stored runs do read stored runs."""
+shown from two rows counted by hand); the pages it names as quoting stored runs do read stored runs; and
+its chapter map links every chapter and appendix, each prerequisite a page that comes earlier, the same
+prerequisites as the teachers' plan."""
 
 import ast
 import re
 
+import nbformat
 import pytest
-from book_site.pages import ROOT, text_of
+from book_site.pages import ROOT, text_of, toc_pages
 from page_cells import code_cells
 
 from geron_lib import count_parameters
@@ -73,12 +76,12 @@ def _reads_stored(docname: str, readers: set[str]) -> bool:
 
 
 def _labels() -> dict[str, str]:
-    """{label: docname} of every notebook page."""
+    """{label: docname} of every page, by the label above its title."""
     found = {}
-    for path in sorted((ROOT / "book").glob("*.ipynb")):
-        label = re.match(r"\(([^)]+)\)=", text_of(f"book/{path.stem}"))
+    for docname in toc_pages():
+        label = re.match(r"\(([^)]+)\)=", text_of(docname))
         if label:
-            found[label.group(1)] = f"book/{path.stem}"
+            found[label.group(1)] = docname
     return found
 
 
@@ -95,3 +98,51 @@ def test_the_pages_named_as_quoting_stored_runs_read_them():
 def test_pages_that_read_no_stored_run(docname):
     # the detection above can tell a page that reads none
     assert not _reads_stored(docname, _stored_readers())
+
+
+def _chapter_map() -> list[tuple[list[str], list[str]]]:
+    """The rows of the intro's chapter map: (the pages of the row, the pages to read first), as docnames."""
+    section = INTRO.split("## Chapter map", 1)[1].split("\n## ", 1)[0]
+    labels = _labels()
+    rows = []
+    for line in section.splitlines():
+        cells = line.strip().strip("|").split("|")
+        if not line.startswith("| {ref}"):
+            continue
+        pages, first = ([labels[x] for x in re.findall(r"\{ref\}`([^`]+)`", cells[k])] for k in (0, -1))
+        rows.append((pages, first))
+    return rows
+
+
+EVERY_PAGE = {"quickstart", "notation", "teachers", "factorised-embeddings", "cross-layer-sharing",
+              "attention-output-projection", "dynamic-masking", "albert-tradeoffs", "appendix-hugging-face",
+              "appendix-numpy-to-pytorch", "albert-tables", "appendix-training-by-hand", "glossary",
+              "bibliography"}
+
+
+def test_the_chapter_map_links_every_chapter_and_appendix():
+    labels = _labels()
+    mapped = {page for pages, _ in _chapter_map() for page in pages}
+    assert {labels[label] for label in EVERY_PAGE} <= mapped
+
+
+def test_every_prerequisite_comes_earlier_in_the_reading_order():
+    order = toc_pages()
+    for pages, first in _chapter_map():
+        for page in pages:
+            assert all(order.index(before) < order.index(page) for before in first), (page, first)
+
+
+def test_the_map_and_the_teachers_plan_name_the_same_prerequisites():
+    source = next(c.source for c in nbformat.read(ROOT / "book" / "teachers.ipynb", as_version=4).cells
+                  if c.cell_type == "code" and "PLAN = {" in c.source)
+    plan = next(node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Assign)
+                and [getattr(t, "id", None) for t in node.targets] == ["PLAN"])
+    planned = {f"book/{chapter}": after for chapter, (after, _, _) in ast.literal_eval(plan).items()}
+    mapped = {page: first for pages, first in _chapter_map() for page in pages}
+    for page, after in planned.items():
+        if page.endswith("00_quickstart"):
+            assert not mapped[page]
+            continue
+        chapters = {0} if "Quickstart" in after else {int(n) for n in re.findall(r"\d", after)}
+        assert {int(re.match(r"book/(\d\d)_", p).group(1)) for p in mapped[page]} == chapters, page
