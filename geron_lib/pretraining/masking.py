@@ -54,21 +54,22 @@ def check_maskable(ids, tokenizer: Tokenizer) -> np.ndarray:
 
 def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
               max_ngram: int = 1, rng=0) -> MaskedBatch:
-    """selected ~ Bernoulli(p) per non-special token (n-gram spans if N > 1).
+    """selected ~ Bernoulli(p) per non-special token (spans if n_max > 1).
 
     A selected token -> [MASK] 80 %, a random word 10 %, kept 10 %: BERT's
     masking procedure on (B, T) ids. The model predicts the original token
     at every selected position; special tokens are never selected; random
     words are drawn uniformly from the non-special vocabulary.
 
-    ``max_ngram`` = N > 1 is ALBERT's n-gram masking (Lan et al., ICLR 2020,
-    section 4.1: "n-gram masking (Joshi et al., 2019), with the length of
-    each n-gram mask selected randomly", p(n) = (1/n) / sum_{k=1}^{N} 1/k,
-    N = 3): :func:`_ngram_spans` selects p M (on average) of a row's M words
-    in spans that never overlap nor hold a special token; each span gets
-    one 80/10/10 decision for all its tokens, as in SpanBERT (ALBERT's
-    released code draws it per token). The spans are of tokens, not of
-    whole words as in the paper. ``max_ngram`` is at most the rows' length T.
+    ``max_ngram`` = n_max > 1 is ALBERT's n-gram masking (Lan et al., ICLR
+    2020, section 4.1: "n-gram masking (Joshi et al., 2019), with the length
+    of each n-gram mask selected randomly", p(n) = (1/n) / sum_{j=1}^{n_max}
+    1/j, n_max = 3): :func:`_ngram_spans` selects p w (on average) of a
+    row's w words in spans that never overlap nor hold a special token;
+    each span gets one 80/10/10 decision for all its tokens, as in SpanBERT
+    (ALBERT's released code draws it per token). The spans are of tokens,
+    not of whole words as in the paper. ``max_ngram`` is at most the rows'
+    length T.
     """
     ids, mask_prob, max_ngram, rng = _check_bert_mask(ids, tokenizer, mask_prob,
                                                       max_ngram, rng)
@@ -249,7 +250,7 @@ def mask_index(epoch: int, schedule: str, copies: int = 10) -> int:
 
 
 def draws_per_sequence(epochs: int, schedule: str, copies: int = 10) -> int:
-    """n = 1 (static),  min(epochs, copies) (duplicated),  epochs (dynamic): the maskings drawn for one
+    """R = 1 (static),  min(epochs, copies) (duplicated),  epochs (dynamic): the maskings drawn for one
     sequence over ``epochs`` epochs."""
     epochs = check_int("epochs", epochs, minimum=1)
     copies = check_int("copies", copies, minimum=1)
@@ -258,31 +259,31 @@ def draws_per_sequence(epochs: int, schedule: str, copies: int = 10) -> int:
 
 
 #: The longest sequence :func:`expected_distinct_masks` sums over: up to here every term whose binomial
-#: weight matters is a normal float64 (the largest C(N, j) is 2.7e299 at N = 1000).
+#: weight matters is a normal float64 (the largest C(w, j) is 2.7e299 at w = 1000).
 MAX_DISTINCT_TOKENS = 1000
 
 
 def expected_distinct_masks(n_tokens: int, mask_prob: float, epochs: int,
                             schedule: str, copies: int = 10) -> float:
-    """E[distinct] = sum_j C(N, j) (1 - (1 - q_j)^n), q_j = p^j (1 - p)^(N - j)
+    """E[D_R] = sum_j C(w, j) (1 - (1 - q_j)^R), q_j = p^j (1 - p)^(w - j)
 
     The expected number of distinct sets of selected positions a sequence
-    of ``n_tokens`` words sees in ``epochs`` epochs: n independent draws
-    (n from :func:`draws_per_sequence`), each of the C(N, j) sets of j
+    of ``n_tokens`` = w words sees in ``epochs`` epochs: R independent draws
+    (R from :func:`draws_per_sequence`), each of the C(w, j) sets of j
     positions drawn with probability q_j, seen at least once with
-    probability 1 - (1 - q_j)^n.
+    probability 1 - (1 - q_j)^R.
     """
-    N, p, n = _check_distinct(n_tokens, mask_prob, epochs, schedule, copies)
-    j = np.arange(N + 1)                  # how many positions are selected
-    q = p**j * (1 - p) ** (N - j)         # the probability of one such set
-    seen = -np.expm1(n * np.log1p(-q))    # 1 - (1 - q_j)^n
-    return float((comb(N, j) * seen).sum())
+    w, p, R = _check_distinct(n_tokens, mask_prob, epochs, schedule, copies)
+    j = np.arange(w + 1)                  # how many positions are selected
+    q = p**j * (1 - p) ** (w - j)         # the probability of one such set
+    seen = -np.expm1(R * np.log1p(-q))    # 1 - (1 - q_j)^R
+    return float((comb(w, j) * seen).sum())
 
 
 def _check_distinct(n_tokens, mask_prob, epochs, schedule, copies) -> tuple[int, float, int]:
-    """:func:`expected_distinct_masks`'s arguments, checked: (N, p, n)."""
-    N = check_int("n_tokens", n_tokens, minimum=1, maximum=MAX_DISTINCT_TOKENS)
+    """:func:`expected_distinct_masks`'s arguments, checked: (w, p, R)."""
+    w = check_int("n_tokens", n_tokens, minimum=1, maximum=MAX_DISTINCT_TOKENS)
     p = check_open_unit("mask_prob", mask_prob)
     for name, value in (("epochs", epochs), ("copies", copies)):
-        check_int(name, value, maximum=2**53)  # n is used as a float
-    return N, p, draws_per_sequence(epochs, schedule, copies)
+        check_int(name, value, maximum=2**53)  # R is used as a float
+    return w, p, draws_per_sequence(epochs, schedule, copies)

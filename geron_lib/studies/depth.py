@@ -1,6 +1,7 @@
 """Depth under cross-layer sharing: parameters against depth for every sharing mode, how far each layer
 moves its input, the forward time against depth measured side by side for every mode, the weight bytes a
-forward pass reads under each mode, and this machine's cache sizes to compare them with."""
+forward pass reads under each mode, and this machine's cache sizes to compare them with; and the base
+Universal Transformer's recurrence on an all-shared encoder's block, the relative the chapter compares."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from threadpoolctl import threadpool_limits
 from ..config import SHARING, EncoderConfig, max_length
 from ..costs.memory import forward_activation_bytes
 from ..costs.params import count_parameters
-from ..model.encoder import Encoder
+from ..model.encoder import Encoder, block_forward, embed
 from ..timing import check_timing, median_seconds
 from ..validate import (
     check_finite_array,
@@ -23,6 +24,7 @@ from ..validate import (
     check_int,
     check_memory,
     check_sequence,
+    check_token_ids,
     check_type,
 )
 
@@ -101,6 +103,60 @@ def movement_by_sharing(config: EncoderConfig, *, batch: int = 4, seq_len: int =
     ids = np.random.default_rng(seed).integers(0, config.vocab_size, (B, T))
     return {mode: layer_movement(Encoder(config.replace(sharing=mode), seed=seed).hidden_states(ids))
             for mode in ("none", "all")}
+
+
+#: At most this many steps of :func:`universal_transformer_states` (each one block's forward in numpy).
+MAX_UNIVERSAL_STEPS = 1000
+
+
+def coordinate_signal(seq_len: int, step: int, hidden_size: int) -> np.ndarray:
+    """P^t[i, 2k] = sin(i / 10000^(2k/H)) + sin(t / 10000^(2k/H)), P^t[i, 2k+1] the same with cos: (T, H).
+
+    The Universal Transformer's coordinate embedding (Dehghani et al. 2019, section 2.1): the sinusoids of
+    the position i = 1 .. T plus those of the step t. Fixed: it has no parameters.
+    """
+    T = check_int("seq_len", seq_len, minimum=1, maximum=2**20)
+    t = check_int("step", step, minimum=1)
+    H = check_int("hidden_size", hidden_size, minimum=1, maximum=2**20)
+    check_memory(8 * T * H * 3, f"a coordinate signal of seq_len={T:,} x hidden_size={H:,}")
+    rate = 10000.0 ** (-2 * (np.arange(H) // 2) / H)   # (H,): 1 / 10000^(2k/H) in columns 2k and 2k + 1
+    even = np.arange(H) % 2 == 0
+    i = np.arange(1, T + 1)[:, None] * rate            # (T, H)
+    position = np.where(even, np.sin(i), np.cos(i))
+    timestep = np.where(even, np.sin(t * rate), np.cos(t * rate))
+    return position + timestep                         # (T, H)
+
+
+def universal_transformer_states(encoder: Encoder, input_ids, steps: int, *,
+                                 timestep_signal: bool = True) -> list[np.ndarray]:
+    """X_t = Block(X_{t-1} + 1 P^t), t = 1 .. steps: the base Universal Transformer on one shared block.
+
+    A fixed number of steps, every position revised at every one (no halting), from ``encoder``'s
+    embeddings X_0 through its one block (``encoder`` all-shared); P^t is :func:`coordinate_signal`.
+    Without ``timestep_signal`` (P^t = 0) it is the all-shared encoder itself, run for ``steps`` layers.
+    Returns X_0 .. X_steps, each (B, T, H).
+    """
+    check_type("encoder", encoder, Encoder)
+    c = encoder.config
+    if c.sharing != "all":
+        raise ValueError(f"encoder must share one block across its layers (sharing='all'), got {c.sharing!r}")
+    ids, _ = check_token_ids("input_ids", input_ids, vocab_size=c.vocab_size)
+    steps = check_int("steps", steps, minimum=1, maximum=MAX_UNIVERSAL_STEPS)
+    if not isinstance(timestep_signal, bool):
+        raise TypeError(f"timestep_signal must be True or False, got {type(timestep_signal).__name__}")
+    B, T = ids.shape
+    if T > max_length(c):
+        raise ValueError(f"input_ids has {T} positions; the position table covers at most {max_length(c)}")
+    _check_run(c, B, T, 0, states=steps + 2)
+    attention, ffn = encoder.layers[0]
+    x = embed(ids, encoder.embeddings, c)                      # (B, T, H)
+    states = [x]
+    for t in range(1, steps + 1):
+        if timestep_signal:
+            x = x + coordinate_signal(T, t, c.hidden_size)
+        x = block_forward(x, attention, ffn, c)
+        states.append(x)
+    return states
 
 
 def forward_time_by_sharing(config: EncoderConfig, depths, *, batch: int = 1, seq_len: int = 32,

@@ -77,24 +77,26 @@ def _check_table(table) -> np.ndarray:
 
 def best_rank_factors(table: np.ndarray,
                       rank: int) -> tuple[np.ndarray, np.ndarray]:
-    """Emb ~ A B,  A = U_E diag(s_E): (V, E),  B = V_E^T: (E, H)   (SVD).
+    """Tok_(E) = lookup projection: (V, E) (E, H), Tok's truncated SVD.
 
-    The lookup A and the projection B whose product is the best rank-E
-    approximation of ``table`` (the truncated singular value decomposition).
+    With Tok = U diag(sigma) U'^T, the lookup is U_E diag(sigma_E) and the
+    projection U'_E^T: their product is the best rank-E approximation of
+    the direct table ``table``.
     """
-    Emb, E = _check_table(table), _check_rank(table, rank)
-    U, s, Vt = np.linalg.svd(Emb, full_matrices=False)
-    return U[:, :E] * s[:E], Vt[:E]  # (V, E), (E, H)
+    Tok, E = _check_table(table), _check_rank(table, rank)
+    U, sigma, right = np.linalg.svd(Tok, full_matrices=False)
+    return U[:, :E] * sigma[:E], right[:E]  # (V, E), (E, H)
 
 
 def rank_errors(table: np.ndarray) -> np.ndarray:
-    """min ||Emb - Emb_E|| / ||Emb|| = sqrt(sum_{j > E} s_j^2 / sum_j s_j^2).
+    """||Tok - Tok_(E)|| / ||Tok|| = sqrt(sum_{j>E} sigma_j^2 / sum_j sigma_j^2)
 
     Eckart-Young: the relative Frobenius error of the best rank-E
-    approximation Emb_E, for E = 0, 1, ..., min(V, H).
+    approximation Tok_(E) of the direct table Tok, for E = 0, 1, ...,
+    min(V, H).
     """
-    s2 = np.linalg.svd(_check_table(table), compute_uv=False) ** 2
-    tail = np.cumsum(s2[::-1])[::-1]  # tail[E] = sum of s_j^2 for j >= E
+    sigma2 = np.linalg.svd(_check_table(table), compute_uv=False) ** 2
+    tail = np.cumsum(sigma2[::-1])[::-1]  # tail[E]: sum of sigma_j^2, j > E
     tail = np.concatenate([tail, [0.0]])
     if tail[0] == 0:  # an all-zero table: rank 0, no error at any rank
         return np.zeros_like(tail)
@@ -103,7 +105,7 @@ def rank_errors(table: np.ndarray) -> np.ndarray:
 
 def low_rank_table(vocab_size: int, hidden_size: int, rank: int, *, noise: float,
                    seed: int = 0) -> np.ndarray:
-    """Emb = G_V G_H^T / sqrt(r) + noise N,  G_V: (V, r),  G_H: (H, r),  N: (V, H), all entries N(0, 1).
+    """Tok = G_V G_H^T / sqrt(r) + noise N,  G_V: (V, r),  G_H: (H, r),  N: (V, H), all entries N(0, 1).
 
     A synthetic V x H table: rank-``rank`` structure plus Gaussian noise (noise 0: exactly low rank).
     """

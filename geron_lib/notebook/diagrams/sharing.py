@@ -87,16 +87,16 @@ def sharing_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[F
 RECURRENCE_KINDS = (
     ("bert", "BERT", "L different blocks", "runs each once:\nL = {L}"),
     ("albert", "ALBERT", "one block", "runs it exactly\nL = {L} times"),
-    ("universal", "Universal\nTransformer", "one block", "runs it until each\nposition halts"),
+    ("universal", "Universal\nTransformer", "one block", "runs it a fixed\nnumber of steps"),
     ("equilibrium", "Deep equilibrium\nmodel", "one block", "iterates it to\na fixed point"),
 )
 
 
 def recurrence_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[Figure, str]:
-    """X_l = Block_l(X_{l-1}) (BERT),  X_l = Block(X_{l-1}), l = 1 ... L (ALBERT),  Block repeated until each
-    position halts (Universal Transformer),  X* = Block(X*; X_0) (deep equilibrium model): what each stores,
-    and how deep it runs. The stored counts are the library's, for ``config``'s block unshared and all
-    shared."""
+    """X_l = Block_l(X_{l-1}) (BERT),  X_l = Block(X_{l-1}), l = 1 ... L (ALBERT),  X_t = Block(X_{t-1} + P^t)
+    for a fixed number of steps (the base Universal Transformer; its adaptive variant halts per position),
+    X* = Block(X*; X_0) (deep equilibrium model): what each stores, and how deep it runs. The stored counts
+    are the library's, for ``config``'s block unshared and all shared."""
     check_type("config", config, EncoderConfig)
     c = Canvas(ax, "recurrence")
     L, H = config.num_hidden_layers, config.hidden_size
