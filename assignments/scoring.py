@@ -1,10 +1,11 @@
 """Scoring one submission's answers, in the grader's own process: an answer scores when its value, read back
 from the kernel's pickle as a plain value only (``hidden.read_pickled``), is the hidden test's expected value
 (``hidden.matches``); the library's checker then runs on it, only to say why. Each answer is read and scored
-in a forked child of the grader, under a time limit (SCORE_TIMEOUT): an answer slow to compare or check,
-such as ``Decimal('1e999999999')`` (an exact value of a billion digits), is refused and cannot stall the
-batch, and the grader itself unpickles nothing a submission wrote. :func:`prepare` imports and runs every
-checker before the first submission runs, so that scoring imports nothing a submission could have changed.
+in a forked child of the grader, under a time limit (SCORE_TIMEOUT): an answer slow to read, compare or
+check, such as one pickled as ``Fraction("1e999999999")`` (reading it back computes a billion digits), is
+refused and cannot stall the batch, and the grader itself unpickles nothing a submission wrote.
+:func:`prepare` imports and runs every checker before the first submission runs, so that scoring imports
+nothing a submission could have changed.
 """
 
 from __future__ import annotations

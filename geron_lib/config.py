@@ -9,7 +9,9 @@ implement them (``geron_lib.model.attention.ATTENTION_FORMS``, ``geron_lib.model
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -169,8 +171,9 @@ def _tiny(**kw) -> EncoderConfig:
     return EncoderConfig(**(fields | kw))
 
 
-#: Published configurations (as in the models' ``config.json``) and tiny teaching sizes.
-PRESETS: dict[str, EncoderConfig] = {
+#: Published configurations (as in the models' ``config.json``) and tiny teaching sizes: read-only (a
+#: mapping proxy of frozen configs), so what the checkers grade against cannot be reassigned.
+PRESETS: Mapping[str, EncoderConfig] = MappingProxyType({
     "bert-base": _bert(768, 12, 12),
     "bert-large": _bert(1024, 24, 16),
     "roberta-base": _roberta(768, 12, 12),
@@ -182,4 +185,4 @@ PRESETS: dict[str, EncoderConfig] = {
     "tiny-bert": _tiny(),
     "tiny-albert": _tiny(embedding_size=8, hidden_act="gelu_new", model_type="albert", sharing="all"),
     "tiny-roberta": _tiny(type_vocab_size=1, layer_norm_eps=1e-5, model_type="roberta"),
-}
+})

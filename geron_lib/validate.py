@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Iterable, Mapping, Set
+from fractions import Fraction
 
 import numpy as np
 
@@ -13,12 +14,47 @@ import numpy as np
 MEMORY_LIMIT_BYTES = 4 * 2**30
 
 
+def exact_real(value) -> int | float | Fraction | None:
+    """The exact value of a real number, read from the number itself and never through its own methods
+    (``__int__``, ``__index__``, ``__float__``, which a subclass may redefine): an int or a subclass of int
+    (its digits), a float or a subclass (its bits), a Fraction (its numerator and denominator), a numpy
+    integer or floating scalar (numpy's value of it; a longdouble rounded to a float). None for anything
+    else: a bool, a ``numpy.timedelta64`` (a duration, though numpy makes it an integer type), a Decimal,
+    a complex number, any other type. Never raises."""
+    try:
+        if isinstance(value, bool | np.bool_ | np.timedelta64):
+            return None
+        if isinstance(value, int):
+            return int.__index__(value)
+        if isinstance(value, float):
+            return float.__float__(value)
+        if isinstance(value, Fraction):
+            return Fraction(int.__index__(Fraction.numerator.__get__(value)),
+                            int.__index__(Fraction.denominator.__get__(value)))
+        if isinstance(value, np.integer):
+            return int.__index__(np.generic.item(value))
+        if isinstance(value, np.floating):
+            return float(np.generic.item(value))
+    except Exception:  # noqa: BLE001 - a subclass may break anything; it is then no number we read
+        return None
+    return None
+
+
+def _type_of(value) -> str:
+    """The type of a number, with what is odd about it: a timedelta64 is a duration."""
+    if isinstance(value, np.timedelta64):
+        return "numpy.timedelta64: a duration, not a number"
+    return type(value).__name__
+
+
 def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    """``value`` as a Python int (a numpy integer converted exactly); TypeError unless it is an integer
-    (booleans refused), ValueError outside [minimum, maximum]."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    value = int(value)
+    """``value`` as a Python int, read exactly (:func:`exact_real`: a subclass's own ``__int__`` is not
+    trusted); TypeError unless it is an int or a numpy integer (booleans and timedelta64 refused),
+    ValueError outside [minimum, maximum]."""
+    exact = exact_real(value)
+    if not isinstance(exact, int):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({_type_of(value)})")
+    value = exact
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
     if maximum is not None and value > maximum:
@@ -42,11 +78,13 @@ def check_bool(name: str, value) -> bool:
 
 
 def check_number(name: str, value) -> float:
-    """``value`` as a finite float; TypeError unless it is a real number (booleans refused)."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    """``value`` as a finite float, read exactly (:func:`exact_real`); TypeError unless it is an int,
+    float, Fraction or numpy number (booleans and timedelta64 refused)."""
+    exact = exact_real(value)
+    if exact is None:
+        raise TypeError(f"{name} must be a real number, got {value!r} ({_type_of(value)})")
     try:
-        value = float(value)
+        value = float(exact)
     except OverflowError:  # an int or Fraction beyond the largest float, such as 10**400
         raise ValueError(f"{name} must be finite, got a number beyond the largest float") from None
     if not math.isfinite(value):
@@ -77,12 +115,52 @@ def check_unit_interval(name: str, value, *, closed_right: bool = False) -> floa
     return value
 
 
-def check_finite_array(name: str, value) -> np.ndarray:
-    """``value`` itself: a numpy array of real numbers, not empty, holding no NaN or infinity."""
+def check_unmasked(name: str, value):
+    """``value`` itself; TypeError for a numpy masked array: numpy's reductions skip its masked entries
+    (min, max, all), while indexing and arithmetic read the values under the mask, so no check of it holds
+    for what is computed."""
+    if isinstance(value, np.ma.MaskedArray):
+        raise TypeError(f"{name} must be a plain numpy array, got a masked array: numpy's min, max and all "
+                        "skip its masked entries while the arithmetic reads what they hide; fill them "
+                        "(np.ma.filled) or drop them (.compressed()) first")
+    return value
+
+
+def is_torch_tensor(value) -> bool:
+    """True for a torch tensor (or a Parameter), told without importing torch."""
+    return any(cls.__name__ == "Tensor" and cls.__module__.split(".")[0] == "torch"
+               for cls in type(value).__mro__)
+
+
+def plain_array(name: str, value) -> np.ndarray:
+    """``value`` as a numpy array to read (``np.asarray``; an array is not copied), refusing what that
+    would misread: a masked array (its mask would be dropped). A torch tensor is read by its values:
+    detached from its graph (one that requires grad included) and copied from its device into an array of
+    its own; one numpy cannot hold (bfloat16, the meta device) is refused naming ``name``."""
+    check_unmasked(name, value)
+    if is_torch_tensor(value):
+        try:
+            return value.detach().cpu().numpy().copy()  # its values now, whatever the tensor becomes
+        except Exception as err:  # noqa: BLE001 - torch's errors for bfloat16, the meta device, ...
+            raise TypeError(f"{name} is a torch tensor that numpy cannot read ({type(err).__name__}: {err}); "
+                            "give one with values on the CPU, in a dtype numpy has") from None
+    return np.asarray(value)
+
+
+def check_finite_array(name: str, value, *, dtype: np.dtype | None = None,
+                       shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """``value`` itself: a numpy array of real numbers (not a masked array), not empty, of ``dtype`` and
+    ``shape`` when they are given, holding no NaN or infinity."""
+    check_unmasked(name, value)
     if not isinstance(value, np.ndarray):
         raise TypeError(f"{name} must be a numpy array, got {type(value).__name__}")
     if value.dtype.kind not in "iuf":
         raise TypeError(f"{name} must hold real numbers, got an array of {value.dtype}")
+    if dtype is not None and value.dtype != dtype:
+        raise TypeError(f"{name} is {value.dtype}, but dtype is {dtype}: every array must be in dtype (what "
+                        "is computed from them is in their dtype, whatever dtype says)")
+    if shape is not None and value.shape != shape:
+        raise ValueError(f"{name} has shape {value.shape}, expected {shape}")
     if value.size == 0:
         raise ValueError(f"{name} is empty (shape {value.shape})")
     if value.dtype.kind == "f" and not np.isfinite(value).all():
@@ -124,6 +202,18 @@ def check_float_dtype(name: str, value) -> np.dtype:
     return dtype
 
 
+def check_held_by(name: str, value: float, dtype: np.dtype) -> float:
+    """``value`` (a positive float) itself; ValueError when ``dtype`` cannot hold it: below its smallest
+    normal number a float rounds to 0 or keeps few digits (1e-300 is 0 in float32), and an epsilon that
+    guards a division, such as a layer norm's, then divides 0 by 0 on a constant row."""
+    tiny = float(np.finfo(dtype).tiny)
+    if value < tiny:
+        raise ValueError(f"{name} ({value:g}) must be at least the smallest normal {dtype} ({tiny:.3g}): "
+                         f"{dtype} holds it as {float(dtype.type(value)):g}; choose a larger {name} or "
+                         "dtype float64")
+    return value
+
+
 def check_heads(hidden_size: int, num_attention_heads: int, *, where: str = "") -> int:
     """d_head = hidden_size / num_attention_heads; ValueError unless num_attention_heads divides hidden_size.
 
@@ -149,10 +239,16 @@ def check_memory(n_bytes: int, what: str) -> None:
         )
 
 
-def _holds_bool(value) -> bool:
-    if isinstance(value, bool | np.bool_):
-        return True
-    return isinstance(value, list | tuple) and any(_holds_bool(v) for v in value)
+def _misread_item(value):
+    """In a list or tuple (nested), the first item numpy would misread, else None: a bool (read as 0 or 1),
+    or a subclass of int or float (numpy reads it through its own ``__index__`` or ``__float__``, which may
+    not give its value)."""
+    subclass = isinstance(value, int | float) and type(value) not in (int, float)
+    if isinstance(value, bool | np.bool_) or subclass and not isinstance(value, np.generic):
+        return value
+    if isinstance(value, list | tuple):
+        return next((found for v in value if (found := _misread_item(v)) is not None), None)
+    return None
 
 
 def check_token_ids(name: str, value, *, vocab_size: int | None = None,
@@ -166,15 +262,21 @@ def check_token_ids(name: str, value, *, vocab_size: int | None = None,
     rule = f"{name} must be token ids: a 1-D or 2-D list or array of non-negative integers"
     if value is None or isinstance(value, str | bytes | dict | set):
         raise TypeError(f"{rule}, got {type(value).__name__}")
-    if isinstance(value, np.ndarray):
-        arr = value
+    if isinstance(value, np.ndarray) or is_torch_tensor(value):
+        arr = plain_array(name, value)
     else:
         try:
             arr = np.array(value)
         except ValueError as err:  # numpy refuses ragged nesting
             raise ValueError(f"{rule}; its rows have different lengths (ragged)") from err
-        if _holds_bool(value):
+        misread = _misread_item(value)
+        if isinstance(misread, bool | np.bool_):
             raise TypeError(f"{rule}; it holds booleans")
+        if misread is not None:
+            base = int if isinstance(misread, int) else float
+            raise TypeError(f"{rule}; it holds a {type(misread).__name__}, a subclass of {base.__name__} "
+                            "that numpy reads through its own __index__ or __float__, not its value "
+                            f"{base.__repr__(misread)}: give plain ints")
     if arr.dtype.kind == "b":
         raise TypeError(f"{rule}; it holds booleans")
     if arr.dtype.kind not in "iuf":

@@ -52,8 +52,25 @@ TIME_LIMIT = 10.0
 MEMORY_LIMIT_MIB = 64
 
 
-#: The rule a refusal's message states, by the first pattern it matches (for the README's table).
+#: The rule a refusal's message states, by the first pattern it matches (for the README's table): how a value
+#: is read first (masks, weights, presets, exact numbers, dtypes, files, torch, a named cause), then its rule.
 RULES = (
+    ("a masked array (numpy's min and max skip what its arithmetic reads)", r"masked array"),
+    ("NaN or infinity in weights, logits or gradients, at load and construction",
+     r"(arrays|state_dict|embeddings|attention|ffn|pooler|grads)\[[^]]*\] must be finite|"
+     r"(logits|d_hidden) must be finite"),
+    ("a preset or its config written to (both read-only)", r"mappingproxy|cannot assign to field"),
+    ("a number read through its own methods, or no number at all (a timedelta64)",
+     r"duration, not a number|__index__ or __float__"),
+    ("a dtype that cannot hold a value, or arrays of another dtype",
+     r"smallest normal|but dtype is|one dtype"),
+    ("a file that cannot be read, or files that do not belong together",
+     r"\.npz|UTF-8|no stored|come from one|special tokens|JSON"),
+    ("a torch tensor numpy cannot read, or a device this torch lacks",
+     r"torch tensor|this build of torch|torch device"),
+    ("a cause another message would misname (a query that attends to nothing, targets of a list, a training "
+     "step through an NSP head without its pooler)",
+     r"attends to nothing|numpy integer array; got|needs the pooler"),
     ("keyword-only: an argument whose order differs from transformers'", r"positional argument"),
     ("a size whose memory, estimated first, passes the limit", r"GiB|MEMORY_LIMIT"),
     ("NaN or infinity", r"finite|NaN|infinit"),
@@ -194,7 +211,8 @@ class Sweep:
     def pytest_pyfunc_call(self, pyfuncitem):
         test = pyfuncitem.obj
         arguments = {name: pyfuncitem.funcargs[name] for name in inspect.signature(test).parameters}
-        entry, _, label = pyfuncitem.callspec.id.partition(" / ")
+        callspec = getattr(pyfuncitem, "callspec", None)  # a test of no table is an entry of its own name
+        entry, _, label = callspec.id.partition(" / ") if callspec else (pyfuncitem.name, "", "")
         run = run_case(test, arguments, self.time_limit)
         kind = classify(run, self.memory_limit_bytes)
         self.results.append((Case(entry, label, test, arguments), kind, run))

@@ -204,3 +204,39 @@ def test_float_dtype_refuses_none_and_garbage_by_name():
     for bad in (None, "garbage", 5, 0.5, np.float32(0.5), np.zeros(2), np.float64(1.0)):
         with pytest.raises(TypeError, match="dtype must be float32 or float64"):
             check_float_dtype("dtype", bad)
+
+
+def test_exact_real_reads_the_number_itself_and_nothing_else():
+    import numbers
+    from decimal import Decimal
+    from fractions import Fraction
+
+    from geron_lib.validate import exact_real
+
+    class Told(int):
+        def __int__(self):
+            return 0
+
+        __index__ = __int__
+
+    class Registered:  # a Real by registration only: its value would come from its own methods
+        def __float__(self):
+            return 1.0
+
+    numbers.Real.register(Registered)
+    assert exact_real(Told(5)) == 5 and type(exact_real(Told(5))) is int  # its digits, not its __int__
+    assert exact_real(Fraction(Told(1), Told(4))) == Fraction(1, 4)
+    assert exact_real(np.float32(0.5)) == 0.5 and exact_real(np.uint8(7)) == 7
+    for none in (True, np.bool_(False), np.timedelta64(5), Decimal(1), 1 + 0j, "5", None, Registered()):
+        assert exact_real(none) is None, none
+
+
+def test_plain_array_refuses_a_mask_and_check_held_by_a_value_the_dtype_rounds_away():
+    from geron_lib.validate import check_held_by, plain_array
+
+    assert plain_array("a", [1, 2]).tolist() == [1, 2]
+    with pytest.raises(TypeError, match="a must be a plain numpy array, got a masked array"):
+        plain_array("a", np.ma.array([1, 2], mask=[0, 1]))
+    assert check_held_by("eps", 1e-30, np.dtype(np.float32)) == 1e-30
+    with pytest.raises(ValueError, match=r"eps \(1e-300\) must be at least the smallest normal float32"):
+        check_held_by("eps", 1e-300, np.dtype(np.float32))

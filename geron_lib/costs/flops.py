@@ -92,7 +92,9 @@ def count_flops(config: EncoderConfig, seq_len: int, *, batch: int = 1, pooler: 
     products (Q K^T, A V) costs one product per operand; every item triples. No product is spared its dX:
     the first product's input (the embeddings' layer-norm output) depends on the token, position and type
     tables, which are trained. The backward runs through what a loss reads: a training step needs the MLM
-    or the NSP head, and the pooler's backward is counted only when the NSP head reads it.
+    or the NSP head, and the pooler's backward is counted only when the NSP head reads it. Each head is an
+    item of its own, as in :func:`~geron_lib.costs.params.count_parameters`: ``nsp_head`` without ``pooler``
+    counts the head alone (a training step through it needs the pooler, and is refused without it).
     """
     T, n = check_estimate_sequence(config, seq_len, masked)
     B = check_int("batch", batch, minimum=1)
@@ -101,8 +103,9 @@ def count_flops(config: EncoderConfig, seq_len: int, *, batch: int = 1, pooler: 
         check_bool(name, flag)
     if masked is not None and not mlm_head:
         raise ValueError("masked is the number of positions the MLM head predicts: set mlm_head=True")
-    if nsp_head and not pooler:
-        raise ValueError("nsp_head reads the pooled output: set pooler=True")
+    if training and nsp_head and not pooler:
+        raise ValueError("training through nsp_head needs the pooler it reads (the pooled output): set "
+                         "pooler=True")
     if training and not (mlm_head or nsp_head):
         raise ValueError("training needs a loss: set mlm_head=True or nsp_head=True")
     V, E, H, F = config.vocab_size, config.E, config.hidden_size, config.intermediate_size

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from ..model.mlm import MaskedBatch
-from ..validate import check_int, check_open_unit, check_positive_number, check_type
+from ..validate import check_int, check_open_unit, check_positive_number, check_type, plain_array
 
 #: A WordTokenizer's special tokens, by the keyword transformers' tokenizers give them.
 _ROLES = {"pad_token": "pad_id", "cls_token": "cls_id", "sep_token": "sep_id", "mask_token": "mask_id",
@@ -88,7 +88,7 @@ def collator_masks(hf_tok, ids, *, mask_prob: float = 0.15, seed: int = 1) -> tu
     """
     from transformers import DataCollatorForLanguageModeling
 
-    ids = np.asarray(ids)
+    ids = plain_array("ids", ids)
     mask_prob = check_open_unit("mask_prob", mask_prob)
     seed = check_int("seed", seed, minimum=1)
     collator = DataCollatorForLanguageModeling(hf_tok, mlm_probability=mask_prob, seed=seed)
@@ -98,7 +98,8 @@ def collator_masks(hf_tok, ids, *, mask_prob: float = 0.15, seed: int = 1) -> tu
 
 def _check_masking(original, input_ids, selected, special_ids):
     """:func:`masking_counts`'s arrays, checked: one shape, no special token selected."""
-    original, input_ids, selected = (np.asarray(a) for a in (original, input_ids, selected))
+    original, input_ids, selected = (plain_array(name, a) for name, a in (
+        ("original", original), ("input_ids", input_ids), ("selected", selected)))
     if not original.shape == input_ids.shape == selected.shape:
         raise ValueError(f"original, input_ids and selected must have one shape, got {original.shape}, "
                          f"{input_ids.shape} and {selected.shape}")

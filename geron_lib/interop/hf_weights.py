@@ -15,7 +15,7 @@ from ..config import EncoderConfig
 from ..costs.params import count_parameters
 from ..model.encoder import Encoder
 from ..model.mlm import MaskedLM
-from ..validate import check_float_dtype, check_memory, check_type
+from ..validate import check_finite_array, check_float_dtype, check_memory, check_type, plain_array
 from .hf_config import config_to_hf
 
 # transformers' names inside one layer; nn.Linear stores W as (out, in), so every W_* is transposed
@@ -189,14 +189,14 @@ def _check_state_dict(config, state_dict, dtype) -> tuple[dict, dict, bool, np.d
     check_memory(n * dtype.itemsize, f"Encoder weights ({n:,} parameters, {dtype})")
     arrays = {}
     for ours, theirs in names.items():
-        value = np.asarray(sd[theirs])
+        value = plain_array(f"state_dict[{theirs!r}]", sd[theirs])  # a tensor that requires grad: detached
         if value.dtype.kind != "f":
             raise TypeError(f"state_dict[{theirs!r}] must hold floats, got {value.dtype}")
         W, expected = is_transposed(ours), _shape(ours, config)
         if (value.T if W else value).shape != expected:
             stored = expected[::-1] if W else expected
             raise ValueError(f"state_dict[{theirs!r}] has shape {value.shape}, expected {stored}")
-        arrays[theirs] = value
+        arrays[theirs] = check_finite_array(f"state_dict[{theirs!r}]", value)
     return arrays, names, pooler, dtype
 
 
@@ -204,10 +204,10 @@ def encoder_from_hf(config: EncoderConfig, state_dict, *,
                     dtype=np.float32) -> Encoder:
     """W_ours = W_theirs^T for every nn.Linear weight, other arrays as stored.
 
-    ``state_dict`` maps transformers' names to numpy arrays
-    (``AlbertModel``/``BertModel``/``RobertaModel``, or a model with a head
-    on top, whose head is left out); the pooler is read when present. Arrays
-    are copied in ``dtype``.
+    ``state_dict`` maps transformers' names to numpy arrays or torch
+    tensors (``AlbertModel``/``BertModel``/``RobertaModel``, or a model with
+    a head on top, whose head is left out); the pooler is read when present.
+    Arrays are copied in ``dtype``.
     """
     sd, names, pooler, dtype = _check_state_dict(config, state_dict, dtype)
     arrays = {ours: np.ascontiguousarray(sd[theirs].T if is_transposed(ours)

@@ -44,6 +44,7 @@ def hf_model(config: EncoderConfig, *, head: str = "pooler", seed: int = 0, devi
     check_choice("head", head, HEADS)
     seed = check_int("seed", seed, minimum=0)
     perturb = check_number("perturb", perturb)
+    device = check_device(device)
     hf_config = config_to_hf(config)  # ValueError for what transformers has no model of
     prefix = _CLASS_PREFIX[config.model_type]
     hf_config = getattr(transformers, f"{prefix}Config")(**hf_config, hidden_dropout_prob=0.0,
@@ -55,12 +56,33 @@ def hf_model(config: EncoderConfig, *, head: str = "pooler", seed: int = 0, devi
     torch.manual_seed(seed)
     with torch.device(device):
         model = cls(hf_config, **kwargs)
-    if perturb and device != "meta":
+    if perturb and device.type != "meta":
         with torch.no_grad():
             for p in model.parameters():
                 if p.ndim == 1:
                     p.add_(perturb * torch.randn_like(p))
     return model.eval()
+
+
+def check_device(device):
+    """``device`` as a ``torch.device`` this build of torch can make tensors on: "cpu", "meta", or a GPU
+    ("cuda", "cuda:1", "mps") that torch finds; a torch.device is taken as it is. Refuses anything else,
+    naming what this build has."""
+    import torch
+
+    if not isinstance(device, str | torch.device):
+        raise TypeError(f"device must be a torch device name such as 'cpu', got {type(device).__name__}")
+    have = ["cpu", "meta"] + (["cuda"] if torch.cuda.is_available() else []) + (
+        ["mps"] if torch.backends.mps.is_available() else [])
+    try:
+        parsed = torch.device(device)
+    except RuntimeError:
+        raise ValueError(f"device must name a device this build of torch has, one of {have}; got "
+                         f"{device!r}") from None
+    if parsed.type not in have:
+        raise ValueError(f"device is {device!r}, but this build of torch has no such device (it has {have}; "
+                         f"torch.cuda.is_available() is {torch.cuda.is_available()})")
+    return parsed
 
 
 def hf_num_parameters(config: EncoderConfig, head: str = "pooler") -> int:

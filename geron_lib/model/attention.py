@@ -18,7 +18,15 @@ import math
 import numpy as np
 
 from ..costs.memory import forward_activation_bytes
-from ..validate import check_bool, check_choice, check_finite_array, check_heads, check_int, check_memory
+from ..validate import (
+    check_bool,
+    check_choice,
+    check_finite_array,
+    check_heads,
+    check_int,
+    check_memory,
+    check_unmasked,
+)
 from .attention_loops import concat_attention_loop, sum_attention_loop
 from .layers import linear, linear_backward, rows, softmax, softmax_backward
 
@@ -210,7 +218,7 @@ def check_attention(x, w, num_attention_heads, form: str, additive_mask=None) ->
     check_memory(forward_activation_bytes(B, T, H, h, H, form, x.itemsize),
                  f"attention on x of shape {x.shape}")
     check_finite_array("x", x)
-    M = additive_mask
+    M = check_unmasked("additive_mask", additive_mask)
     if M is not None and not _mask_fits(M, B, T):
         got = M.shape if isinstance(M, np.ndarray) else type(M).__name__
         raise ValueError(f"additive_mask must be an additive mask of shape (B, 1, 1, T) = {(B, 1, 1, T)} (as "
@@ -219,6 +227,11 @@ def check_attention(x, w, num_attention_heads, form: str, additive_mask=None) ->
         raise ValueError("additive_mask must be an additive float mask: 0 where a key is attended, a large "
                          "negative number where it is not (the function additive_mask makes it from an "
                          "attention_mask of ones and zeros)")
+    if M is not None and np.isneginf(M).all(axis=-1).any():
+        raise ValueError("additive_mask holds -inf for every key of a row: that query attends to nothing, "
+                         "and its softmax is 0 / 0; leave it a key, or mask with a large finite negative "
+                         "number as the function additive_mask does (a row of padding then weighs every key "
+                         "alike)")
     return H, h
 
 

@@ -9,8 +9,8 @@ import numpy as np
 
 from ..config import EncoderConfig
 from ..costs.params import stored_copies
-from ..validate import check_type
-from .encoder import Encoder
+from ..validate import check_finite_array, check_type, plain_array
+from .encoder import Encoder, weight_shapes
 
 
 def encoder_arrays(encoder: Encoder) -> dict[str, np.ndarray]:
@@ -29,30 +29,13 @@ def encoder_arrays(encoder: Encoder) -> dict[str, np.ndarray]:
     return out
 
 
-class _Shapes(Encoder):
-    """An encoder whose every weight is its shape: the layout of ``config``, without allocating it."""
-
-    def __init__(self, config: EncoderConfig):
-        self.config = config
-
-    def _normal(self, *shape):
-        return shape
-
-    def _zeros(self, n):
-        return (n,)
-
-    _ones = _zeros
-
-
 def array_shapes(config: EncoderConfig, *, pooler: bool = False) -> dict[str, tuple[int, ...]]:
     """The shape of every array :func:`encoder_arrays` stores for an encoder of ``config``, by name."""
-    check_type("config", config, EncoderConfig)
-    layout = _Shapes(config)
-    out = {f"embeddings.{k}": v for k, v in layout._embedding_weights().items()}
-    for part, n, weights in zip(("attention", "ffn"), stored_copies(config),
-                                (layout._attention_weights, layout._ffn_weights), strict=True):
-        out |= {f"{part}.{j}.{k}": v for j in range(n) for k, v in weights().items()}
-    return out | ({f"pooler.{k}": v for k, v in layout._pooler_weights().items()} if pooler else {})
+    shapes = weight_shapes(config)
+    out = {f"embeddings.{k}": v for k, v in shapes["embeddings"].items()}
+    for part, n in zip(("attention", "ffn"), stored_copies(config), strict=True):
+        out |= {f"{part}.{j}.{k}": v for j in range(n) for k, v in shapes[part].items()}
+    return out | ({f"pooler.{k}": v for k, v in shapes["pooler"].items()} if pooler else {})
 
 
 def encoder_from_arrays(config: EncoderConfig, arrays) -> Encoder:
@@ -62,7 +45,7 @@ def encoder_from_arrays(config: EncoderConfig, arrays) -> Encoder:
     if not isinstance(arrays, Mapping):
         raise TypeError(f"arrays must be a mapping of names to arrays (what encoder_arrays returns, or "
                         f"np.load reads back), got {type(arrays).__name__}")
-    arrays = {k: np.array(v) for k, v in arrays.items()}
+    arrays = {k: np.array(plain_array(f"arrays[{k!r}]", v)) for k, v in arrays.items()}
     if any(not isinstance(k, str) or a.dtype.kind != "f" for k, a in arrays.items()):
         raise TypeError("arrays must map names (strings) to float arrays")
     parts = {"embeddings": {}, "attention": {}, "ffn": {}, "pooler": {}}
@@ -97,5 +80,7 @@ def encoder_from_arrays(config: EncoderConfig, arrays) -> Encoder:
     dtype = parts["embeddings"]["word"].dtype
     if any(a.dtype != dtype for a in arrays.values()):
         raise TypeError(f"arrays must all have one dtype, that of 'embeddings.word' ({dtype})")
+    for name, value in arrays.items():
+        check_finite_array(f"arrays[{name!r}]", value)
     copies = [[parts[p][j] for j in sorted(parts[p])] for p in ("attention", "ffn")]
     return Encoder.from_weights(config, parts["embeddings"], *copies, parts["pooler"] or None, dtype=dtype)

@@ -9,7 +9,17 @@ import numpy as np
 from ..config import EncoderConfig, max_length
 from ..costs.memory import forward_activation_bytes
 from ..costs.params import count_parameters, stored_copies
-from ..validate import check_bool, check_float_dtype, check_int, check_memory, check_token_ids, check_type
+from ..validate import (
+    check_bool,
+    check_finite_array,
+    check_float_dtype,
+    check_held_by,
+    check_int,
+    check_memory,
+    check_token_ids,
+    check_type,
+    check_unmasked,
+)
 from .attention import ATTENTION_FORMS, additive_mask
 from .layers import (
     feed_forward,
@@ -124,6 +134,7 @@ class Encoder:
         check_type("config", config, EncoderConfig)
         seed = check_int("seed", seed, minimum=0)
         self.dtype = check_float_dtype("dtype", dtype)
+        check_held_by("config.layer_norm_eps", config.layer_norm_eps, self.dtype)
         check_bool("pooler", pooler)
         n = count_parameters(config, pooler=pooler).total
         check_memory(n * self.dtype.itemsize, f"Encoder weights ({n:,} parameters, {self.dtype})")
@@ -141,15 +152,11 @@ class Encoder:
     def from_weights(cls, config: EncoderConfig, embeddings: dict, attention: list[dict], ffn: list[dict],
                      pooler: dict | None = None, *, dtype=np.float32) -> Encoder:
         """The encoder holding given weights (as :mod:`geron_lib.interop` reads them from transformers):
-        one attention and one FFN dict per stored copy, the arrays already in ``dtype``."""
-        check_type("config", config, EncoderConfig)
-        for name, given, n in (("attention", attention, stored_copies(config)[0]),
-                               ("ffn", ffn, stored_copies(config)[1])):
-            if not isinstance(given, list) or len(given) != n:
-                raise ValueError(f"{name} must be a list of the {n} sublayer dicts that config (sharing="
-                                 f"{config.sharing!r}, {config.num_hidden_layers} layers) stores")
+        one attention and one FFN dict per stored copy, every array finite, of its shape and already in
+        ``dtype`` (checked: :func:`check_weights`)."""
+        dtype = check_weights(config, embeddings, attention, ffn, pooler, dtype)
         self = cls.__new__(cls)
-        self.config, self.dtype = config, check_float_dtype("dtype", dtype)
+        self.config, self.dtype = config, dtype
         self.embeddings, self.pooler = embeddings, pooler
         self.layers = _share(attention, ffn, config.num_hidden_layers)
         return self
@@ -237,8 +244,8 @@ class Encoder:
                 continue
             if name == "token_type_ids" and limit == 0:
                 raise ValueError("token_type_ids given, but type_vocab_size is 0")
-            if name == "attention_mask" and np.asarray(value).dtype == bool:  # True: a token, as in torch
-                value = np.asarray(value, dtype=np.int64)
+            if name == "attention_mask" and np.asarray(check_unmasked(name, value)).dtype == bool:
+                value = np.asarray(value, dtype=np.int64)  # True: a token, as in torch
             arr, _ = check_token_ids(name, value, vocab_size=limit, limit_name=limit_name)
             if arr.shape != ids.shape:
                 raise ValueError(f"{name} must have the shape of input_ids {ids.shape}, got {arr.shape}")
@@ -296,6 +303,7 @@ class Encoder:
         if not isinstance(d_hidden, np.ndarray) or d_hidden.dtype.kind != "f" or d_hidden.shape != want:
             got = f"shape {d_hidden.shape}" if isinstance(d_hidden, np.ndarray) else type(d_hidden).__name__
             raise ValueError(f"d_hidden must be a float array of the hidden states' shape {want}, got {got}")
+        check_finite_array("d_hidden", d_hidden)  # NaN would flow into every gradient
         params = self.parameters()
         if not isinstance(grads, dict) or not params.keys() <= grads.keys():
             missing = sorted(params.keys() - grads.keys()) if isinstance(grads, dict) else list(params)
@@ -305,6 +313,7 @@ class Encoder:
             g = grads[name]
             if not isinstance(g, np.ndarray) or g.shape != p.shape or g.dtype.kind != "f":
                 raise ValueError(f"grads[{name!r}] must be a float array of shape {p.shape}")
+            check_finite_array(f"grads[{name!r}]", g)
 
     def forward_cached(self, input_ids, *, token_type_ids=None, attention_mask=None
                        ) -> tuple[np.ndarray, dict]:
@@ -354,8 +363,8 @@ class Encoder:
         if self.pooler is None:
             raise ValueError("this Encoder was built with pooler=False")
         H = self.config.hidden_size
-        if not isinstance(hidden, np.ndarray) or hidden.dtype.kind != "f" or hidden.ndim != 3 \
-                or hidden.shape[-1] != H or 0 in hidden.shape:
+        if not isinstance(check_unmasked("hidden", hidden), np.ndarray) or hidden.dtype.kind != "f" \
+                or hidden.ndim != 3 or hidden.shape[-1] != H or 0 in hidden.shape:
             got = f"shape {hidden.shape}" if isinstance(hidden, np.ndarray) else type(hidden).__name__
             raise ValueError(f"hidden must be the encoder's float output of shape (B, T, {H}), got {got}")
         return np.tanh(linear(hidden[:, 0], self.pooler["W"], self.pooler["b"]))
@@ -365,6 +374,60 @@ class Encoder:
         return (f"Encoder({c.model_type}, V={c.vocab_size}, E={c.E}, H={c.hidden_size}, "
                 f"L={c.num_hidden_layers}, h={c.num_attention_heads}, sharing={c.sharing!r}, "
                 f"attention={c.attention!r}, {self.num_parameters():,} parameters, {self.dtype})")
+
+
+class _Shapes(Encoder):
+    """An encoder whose every weight is its shape: the layout of ``config``, without allocating it."""
+
+    def __init__(self, config: EncoderConfig):
+        self.config = config
+
+    def _normal(self, *shape):
+        return shape
+
+    def _zeros(self, n):
+        return (n,)
+
+    _ones = _zeros
+
+
+def weight_shapes(config: EncoderConfig) -> dict[str, dict[str, tuple[int, ...]]]:
+    """The shape of every weight an encoder of ``config`` holds, by part ("embeddings", "attention" and
+    "ffn", one stored copy of each, "pooler") and name."""
+    check_type("config", config, EncoderConfig)
+    layout = _Shapes(config)
+    return {"embeddings": layout._embedding_weights(), "attention": layout._attention_weights(),
+            "ffn": layout._ffn_weights(), "pooler": layout._pooler_weights()}
+
+
+def check_weights(config, embeddings, attention, ffn, pooler, dtype) -> np.dtype:
+    """:meth:`Encoder.from_weights`'s arguments, checked: ``dtype`` (float32 or float64, holding
+    ``layer_norm_eps``), then every dict of weights (one attention and one FFN dict per stored copy, the
+    pooler's or None) holding the names of ``config``'s layout, each a plain numpy array of ``dtype``, of
+    its shape and finite (NaN or infinity would make every output NaN)."""
+    check_type("config", config, EncoderConfig)
+    dtype = check_float_dtype("dtype", dtype)
+    check_held_by("config.layer_norm_eps", config.layer_norm_eps, dtype)
+    for name, given, n in (("attention", attention, stored_copies(config)[0]),
+                           ("ffn", ffn, stored_copies(config)[1])):
+        if not isinstance(given, list) or len(given) != n:
+            raise ValueError(f"{name} must be a list of the {n} sublayer dicts that config (sharing="
+                             f"{config.sharing!r}, {config.num_hidden_layers} layers) stores")
+    shapes = weight_shapes(config)
+    parts = [("embeddings", embeddings, shapes["embeddings"]),
+             *((f"attention[{j}]", w, shapes["attention"]) for j, w in enumerate(attention)),
+             *((f"ffn[{j}]", w, shapes["ffn"]) for j, w in enumerate(ffn)),
+             *([("pooler", pooler, shapes["pooler"])] if pooler is not None else [])]
+    for where, w, want in parts:
+        if not isinstance(w, dict):
+            raise TypeError(f"{where} must be a dict of weight arrays by name, got {type(w).__name__}")
+        if w.keys() != want.keys():
+            lacks, extra = sorted(want.keys() - w.keys()), sorted(map(repr, w.keys() - want.keys()))
+            raise ValueError(f"{where} must hold the arrays {sorted(want)} of config's layout; it lacks "
+                             f"{lacks} and holds {extra} besides")
+        for key, shape in want.items():
+            check_finite_array(f"{where}[{key!r}]", w[key], dtype=dtype, shape=shape)
+    return dtype
 
 
 def _share(attention: list[dict], ffn: list[dict], L: int) -> list[tuple[dict, dict]]:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..config import EncoderConfig
 from ..costs.training_memory import training_memory
-from ..validate import check_int, check_memory, check_type
+from ..validate import check_finite_array, check_int, check_memory, check_type, check_unmasked, plain_array
 from .attention import additive_mask
 from .encoder import Encoder
 from .layers import ACTIVATIONS, layer_norm, layer_norm_backward, linear, linear_backward, sub_cache
@@ -42,7 +42,7 @@ class MaskedBatch:
         shape = None
         for name, low, high, what in self.RULES:
             value = getattr(self, name)
-            arr = value if isinstance(value, np.ndarray) else np.asarray(value)
+            arr = plain_array(f"MaskedBatch's {name}", value)
             if arr.dtype.kind not in "iu":
                 raise TypeError(f"MaskedBatch's {name} must be an integer array ({what}), got "
                                 f"{type(value).__name__}"
@@ -127,13 +127,25 @@ def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.nd
     z's size, turned into the probabilities in place. A target outside [0, V) is refused (numpy would read
     -1 as the last class).
     """
+    _check_cross_entropy(logits, targets)
+    return _cross_entropy(logits, targets)
+
+
+def _check_cross_entropy(logits, targets) -> None:
+    """:func:`cross_entropy`'s arguments: finite (N, V) float logits, and N integer targets in [0, V)."""
     if not isinstance(logits, np.ndarray) or logits.ndim != 2 or logits.dtype.kind != "f" or not logits.size:
         raise ValueError(f"logits must be a non-empty (N, V) float array, got {np.shape(logits)}")
-    if (not isinstance(targets, np.ndarray) or targets.dtype.kind not in "iu"
-            or targets.shape != logits.shape[:1] or targets.min() < 0 or targets.max() >= logits.shape[1]):
-        raise ValueError(f"targets must be one class per row of logits: {len(logits)} integers in [0, V) = "
-                         f"[0, {logits.shape[1]})")
-    return _cross_entropy(logits, targets)
+    check_finite_array("logits", logits)  # softmax of inf is inf/inf, of NaN NaN
+    N, V = logits.shape
+    rule = f"targets must be one class per row of logits: {N} integers in [0, V) = [0, {V})"
+    if not isinstance(targets, np.ndarray):
+        raise TypeError(f"{rule}, as a numpy integer array; got a {type(targets).__name__}")
+    check_unmasked("targets", targets)
+    if targets.dtype.kind not in "iu" or targets.shape != (N,):
+        raise ValueError(f"{rule}; got an array of {targets.dtype}, shape {targets.shape}")
+    outside = targets[(targets < 0) | (targets >= V)]
+    if outside.size:
+        raise ValueError(f"{rule}; found {outside[0]} (numpy would read a negative class from the end)")
 
 
 def _cross_entropy(logits: np.ndarray, targets: np.ndarray) -> tuple[float, np.ndarray]:

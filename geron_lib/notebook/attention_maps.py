@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..validate import check_int, check_type
+from ..validate import check_int, check_type, plain_array
 from .plots import new_figure
 
 
@@ -14,7 +14,7 @@ def head_patterns_figure(tokens: list[str], A: np.ndarray, layers=None, *, width
     one), darker for more weight. ``A`` is (L, h, T, T) as ``studies.trained_attention.head_patterns``
     returns it; ``layers`` picks rows of panels by layer number (1 to L; default every layer)."""
     check_type("tokens", tokens, list)
-    A = np.asarray(A)
+    A = plain_array("A", A)
     if A.ndim != 4 or A.shape[2] != A.shape[3] or A.shape[2] != len(tokens):
         raise ValueError(f"A must be (L, h, T, T) with T = len(tokens) = {len(tokens)}; got {A.shape}")
     L, h, T, _ = A.shape

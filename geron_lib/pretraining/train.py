@@ -17,6 +17,7 @@ from ..validate import (
     check_positive_number,
     check_type,
     check_unit_interval,
+    check_unmasked,
 )
 from .masking import MaskingSchedule
 
@@ -73,7 +74,7 @@ def check_grads(name: str, grads, like: dict | None = None) -> dict:
     if not isinstance(grads, dict) or not grads:
         raise TypeError(f"{name} must be a non-empty dict of float arrays, got {type(grads).__name__}")
     for k, g in grads.items():
-        if not isinstance(g, np.ndarray) or g.dtype.kind != "f":
+        if not isinstance(check_unmasked(f"{name}[{k!r}]", g), np.ndarray) or g.dtype.kind != "f":
             raise TypeError(f"{name}[{k!r}] must be a float numpy array, got {type(g).__name__}")
     if like is not None:
         if grads.keys() != like.keys():

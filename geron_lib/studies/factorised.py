@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..costs.params import linear_params
-from ..validate import check_bool, check_int, check_memory, check_number
+from ..validate import check_bool, check_int, check_memory, check_number, check_unmasked
 
 
 def _check_sizes(vocab_size, hidden_size, embedding_size=None) -> tuple[int, int, int]:
@@ -68,6 +68,7 @@ def _check_rank(table: np.ndarray, rank) -> int:
 
 
 def _check_table(table) -> np.ndarray:
+    check_unmasked("table", table)
     if not isinstance(table, np.ndarray) or table.ndim != 2 or table.dtype not in (np.float32, np.float64):
         raise TypeError("table must be a 2-D float32 or float64 numpy array (V, H)")
     if table.size == 0 or not np.isfinite(table).all():

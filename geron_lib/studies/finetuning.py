@@ -33,6 +33,7 @@ from ..validate import (
     check_sequence,
     check_type,
     check_unit_interval,
+    check_unmasked,
 )
 from .sentence_tasks import split_sentences
 
@@ -138,7 +139,7 @@ def correct(model: SequenceClassifier, examples, batch_size: int = 256) -> np.nd
     check_type("model", model, SequenceClassifier)
     if not isinstance(examples, tuple | list) or len(examples) != 3:
         raise TypeError("examples must be (ids, token types, labels), as Task.train and Task.test hold")
-    ids, types, labels = examples
+    ids, types, labels = (check_unmasked(f"examples[{i}]", a) for i, a in enumerate(examples))
     if not all(isinstance(a, np.ndarray) for a in examples) or not len(ids) == len(types) == len(labels) > 0:
         raise ValueError("examples must be three numpy arrays of one non-zero length: (ids, token types, "
                          "labels)")

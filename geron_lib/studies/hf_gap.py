@@ -20,7 +20,7 @@ from ..model.mlm import KEPT, MASKED, NOT_SELECTED, RANDOM, MaskedBatch, MaskedL
 from ..pretraining.masking import MaskingSchedule, as_generator
 from ..pretraining.tokenizer import Tokenizer
 from ..pretraining.train import TrainingConfig, learning_rate, train_mlm
-from ..validate import check_int, check_type
+from ..validate import check_int, check_type, plain_array
 from . import stored
 
 #: The per-seed held-out losses over many seeds, shipped with the library (the script writes them).
@@ -38,7 +38,8 @@ def as_masked_batch(batch: dict, tokenizer: Tokenizer, width: int) -> MaskedBatc
     """
     from ..interop.torch_mlm import IGNORE_INDEX
 
-    arrays = {k: np.asarray(batch[k], dtype=np.int64) for k in ("input_ids", "labels", "attention_mask")}
+    arrays = {k: plain_array(f"batch[{k!r}]", batch[k]).astype(np.int64)
+              for k in ("input_ids", "labels", "attention_mask")}
     width = check_int("width", width, minimum=arrays["input_ids"].shape[1])
     pad = {"input_ids": tokenizer.pad_id, "labels": IGNORE_INDEX, "attention_mask": 0}
     padded = {}

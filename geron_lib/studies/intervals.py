@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..validate import check_int, check_number
+from ..validate import check_int, check_number, plain_array
 
 #: Bootstrap draws per interval, and how many are drawn at once (a (chunk, n) weight array).
 DRAWS, CHUNK = 10_000, 250
@@ -41,7 +41,7 @@ class Difference:
 
 
 def _check_runs(a, b, confidence) -> tuple[np.ndarray, np.ndarray, float]:
-    a, b = (np.asarray(x, dtype=np.float64) for x in (a, b))
+    a, b = (plain_array(name, x).astype(np.float64) for name, x in (("a", a), ("b", b)))
     if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[1] or 0 in a.shape + b.shape:
         raise ValueError(f"a and b must be (seeds, examples) arrays scored on the same examples, got shapes "
                          f"{a.shape} and {b.shape}")
@@ -58,7 +58,7 @@ def seed_correlation(a, b) -> float:
     """r = corr_i(mean_j a_ij, mean_j b_ij): Pearson's r of two cells' per-seed means, seed i with seed i.
 
     Pairing seeds narrows an interval only when r > 0; 0 where either cell's means do not vary."""
-    ma, mb = np.asarray(a, dtype=np.float64).mean(axis=1), np.asarray(b, dtype=np.float64).mean(axis=1)
+    ma, mb = (plain_array(name, x).astype(np.float64).mean(axis=1) for name, x in (("a", a), ("b", b)))
     if len(ma) != len(mb) or len(ma) < 2:
         raise ValueError("a and b must hold the same seeds, at least 2, to be correlated")
     if ma.std() == 0 or mb.std() == 0:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from ..validate import check_number
+from ..validate import check_number, plain_array
 
 
 def _as_values(name: str, values) -> np.ndarray:
@@ -19,7 +19,7 @@ def _as_values(name: str, values) -> np.ndarray:
         raise TypeError(f"{name} must be a list or array of numbers, one per seed; got "
                         f"{type(values).__name__}")
     try:
-        arr = np.asarray(values)
+        arr = plain_array(name, values)
     except ValueError:  # ragged nesting
         raise ValueError(f"{name} must be 1-D: one number per seed") from None
     if arr.dtype.kind not in "iuf":

@@ -11,12 +11,13 @@ from ..model.checkpoint import encoder_from_arrays
 from ..model.encoder import Encoder
 from ..pretraining.subword import WordPieceTokenizer
 from ..pretraining.tokenizer import SPECIAL_TOKENS
-from ..validate import check_finite_array, check_int, check_type
+from ..validate import check_finite_array, check_int, check_type, plain_array
 from . import stored
 from .tradeoffs.setup import Setup
 
 #: The cell and seed shipped: ``scripts/ship_miniature.py`` copies its weights from the grid's cache.
 CELL, SEED = (64, "none"), 0
+SHIPPED_BY = "scripts/ship_miniature.py"
 #: Its encoder's arrays (``model.checkpoint.encoder_arrays``) and its tokenizer's pieces, one a line.
 WEIGHTS = stored.DATA / "miniature_E64_none_seed0.npz"
 PIECES = stored.DATA / "miniature_pieces.txt"
@@ -25,11 +26,19 @@ SENTENCE, PARAGRAPH = "The buffer is discarded when the close method is called."
 
 
 def load_miniature(weights: Path = WEIGHTS, pieces: Path = PIECES) -> tuple[Encoder, WordPieceTokenizer]:
-    """The shipped miniature's encoder (float32) and the WordPiece tokenizer it was trained with."""
-    tokens = Path(pieces).read_text(encoding="utf-8").splitlines()
+    """The shipped miniature's encoder (float32) and the WordPiece tokenizer it was trained with: the
+    special tokens, then one piece a line, one line per row of the encoder's token table. A file that
+    cannot be read, or pieces that do not fit the table, are refused naming the file."""
+    tokens = stored.load_lines(pieces, SHIPPED_BY)
+    if tokens[:len(SPECIAL_TOKENS)] != list(SPECIAL_TOKENS):
+        raise ValueError(f"{pieces} must start with the special tokens {list(SPECIAL_TOKENS)}, one a line; "
+                         f"it starts {tokens[:len(SPECIAL_TOKENS)]}")
     tokenizer = WordPieceTokenizer(tokens[len(SPECIAL_TOKENS):])
-    with np.load(weights) as arrays:
-        encoder = encoder_from_arrays(Setup().model_config(*CELL), dict(arrays))
+    encoder = encoder_from_arrays(Setup().model_config(*CELL), stored.load_arrays(weights, SHIPPED_BY))
+    if tokenizer.vocab_size != encoder.config.vocab_size:
+        raise ValueError(f"{pieces} holds {tokenizer.vocab_size:,} tokens, but the encoder of {weights} has "
+                         f"{encoder.config.vocab_size:,} rows in its token table: pieces and weights must "
+                         f"come from one run ({SHIPPED_BY} writes both)")
     return encoder, tokenizer
 
 
@@ -41,6 +50,9 @@ def head_patterns(encoder: Encoder, tokenizer: WordPieceTokenizer, sentence: str
     check_type("encoder", encoder, Encoder)
     check_type("tokenizer", tokenizer, WordPieceTokenizer)
     check_type("sentence", sentence, str)
+    if tokenizer.vocab_size != encoder.config.vocab_size:
+        raise ValueError(f"tokenizer has {tokenizer.vocab_size:,} tokens, but encoder's token table "
+                         f"{encoder.config.vocab_size:,} rows: they must come from one training run")
     ids = tokenizer.encode(sentence)
     check_int("the sentence's length in tokens", len(ids), minimum=3)  # [CLS], one token, [SEP]
     if len(ids) > encoder.config.max_position_embeddings:
@@ -60,7 +72,7 @@ def pattern_shares(A: np.ndarray) -> dict[str, np.ndarray]:
 
     each an (L, h) array; weights spread evenly would give 1/T, 1/T, about 3/T and 1/T.
     """
-    A = check_finite_array("A", np.asarray(A))
+    A = check_finite_array("A", plain_array("A", A))
     if A.ndim != 4 or A.shape[2] != A.shape[3]:
         raise ValueError(f"A must be (L, h, T, T); got shape {A.shape}")
     T = A.shape[-1]

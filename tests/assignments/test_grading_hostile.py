@@ -1,10 +1,12 @@
 """A hostile class: one batch holding a disk tamperer (it appends code to the checker's module that makes
 every answer match), a hidden-test reader and a hidden-test writer, a killer (a detached process that kills
 graded kernels) and its victim, a classmate-peeker (it finds the submissions through /proc and copies the
-majority answer), a grades-writer (it overwrites a classmate's feedback), a Decimal bomb, a notebook that
-names variables `open`, `pickle`, `exec`, `globals` and `Exception`, and a right and a wrong notebook,
-graded twice in the same build folder with the command line (`python -m assignments grade`). Each gets what
-its honest answers deserve, the bomb's refused answer 0, on both runs."""
+majority answer), a grades-writer (it overwrites a classmate's feedback), a bomb (a Decimal of a billion
+digits, which the checkers compare at once, and an answer pickled as ``Fraction("1e999999999")``, which
+reading back would spend hours expanding, refused at the scoring time limit), a notebook that names
+variables `open`, `pickle`, `exec`, `globals` and `Exception`, and a right and a wrong notebook, graded twice
+in the same build folder with the command line (`python -m assignments grade`). Each gets what its honest
+answers deserve, the bomb's answers 0, on both runs."""
 
 import csv
 import hashlib
@@ -108,6 +110,11 @@ for name in ("right.txt", "wrong.txt", "grades.csv"):
     with open(name, "w") as f:
         f.write({OVERWRITTEN!r})"""
 SHADOW = 'open = pickle = exec = globals = Exception = "mine"'
+BOMBS = """from decimal import Decimal
+from fractions import Fraction
+class FractionBomb:  # pickled as Fraction("1e999999999"): reading it back computes 10**999999999
+    def __reduce__(self):
+        return Fraction, ("1e999999999",)"""
 #: name: (answers, a cell before the first answer cell, one after the last cell, its scores on both runs:
 #: the two questions', total, possible)
 BATCH = {
@@ -120,11 +127,11 @@ BATCH = {
     "right": (RIGHT, "", "", (1, 1, 2, 2)),
     "peeker": (WRONG, "", PEEK, (0, 0, 0, 2)),
     "grades-writer": (WRONG, OVERWRITE, "", (0, 0, 0, 2)),
-    "bomb": ({"largest_width": "756", "factorised_count": "Decimal('1e999999999')"},
-             "from decimal import Decimal", "", (1, 0, 1, 2)),
+    "bomb": ({"largest_width": "FractionBomb()", "factorised_count": "Decimal('1e999999999')"}, BOMBS, "",
+             (0, 0, 0, 2)),
     "shadowing": (RIGHT, SHADOW, "", (1, 1, 2, 2)),
 }
-BOMB_REASON = f"scoring its answer to ex-embeddings-xxlarge ran past {SCORE_TIMEOUT} s and was refused"
+BOMB_REASON = f"scoring its answer to ex-embeddings-breakeven ran past {SCORE_TIMEOUT} s and was refused"
 #: The two runs' time limits: any positive finite number of seconds is one
 LIMITS = (["--cell-timeout", "30.5", "--timeout", "180"], ["--cell-timeout", "1e300", "--timeout", "240.5"])
 

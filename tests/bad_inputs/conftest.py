@@ -49,7 +49,8 @@ def _is_rule_test(item) -> bool:
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if _is_rule_test(item):  # before the tier's timeout (tests/conftest.py adds one only where none is)
-            item.add_marker(pytest.mark.timeout(SWEEP.TIME_LIMIT), append=False)
+            # the call alone, as the sweep times it (its fixtures are built before the child forks)
+            item.add_marker(pytest.mark.timeout(SWEEP.TIME_LIMIT, func_only=True), append=False)
 
 
 @pytest.fixture(autouse=True)
@@ -198,6 +199,12 @@ def numeric_checkers() -> dict:
         "check_unfactorised_albert": (check_unfactorised_albert, (), unfactorised_albert_count()),
         "check_special_replacement_share": (check_special_replacement_share, (), 0.1 * 4 / 172),
     }
+
+
+@pytest.fixture(scope="session")
+def torch_hf():
+    """(torch, transformers), once both are importable (its name marks the tests that use it hf)."""
+    return pytest.importorskip("torch"), pytest.importorskip("transformers")
 
 
 @pytest.fixture(scope="session")

@@ -219,8 +219,8 @@ def test_a_number_out_of_its_range_is_refused_naming_it_and_the_range(entry, nam
     case("attention_params", "heads not dividing", call(params.attention_params, 8, 3), ("divisible",)),
     case("count_flops", "masked without the MLM head", call(flops.count_flops, CFG, 8, masked=2),
          ("masked", "mlm_head")),
-    case("count_flops", "nsp_head without pooler", call(flops.count_flops, CFG, 8, nsp_head=True),
-         ("nsp_head", "pooler")),
+    case("count_flops", "training through nsp_head without its pooler",
+         call(flops.count_flops, CFG, 8, nsp_head=True, training=True), ("nsp_head", "pooler=True")),
     case("count_flops", "training without a head", call(flops.count_flops, CFG, 8, training=True),
          ("training",)),
 ])

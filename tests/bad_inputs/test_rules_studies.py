@@ -538,7 +538,8 @@ def test_a_stored_result_that_cannot_be_read_is_refused_naming_the_file(request,
         run(request, entry)
 
 
-def test_a_str_path_reads_the_stored_result():
+@pytest.mark.parametrize("text", [case("stored.load", "a str path", '{"runs": [1]}')])
+def test_a_str_path_reads_the_stored_result(text):
     path = Path(tempfile.mkdtemp()) / "results.json"
-    path.write_text('{"runs": [1]}', encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     assert stored.load(str(path), "scripts/x.py") == {"runs": [1]}

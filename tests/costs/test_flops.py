@@ -186,6 +186,14 @@ def test_training_triples_what_a_loss_reads():
     assert (nsp.pooler, nsp.nsp_head, nsp.mlm_decoder) == (3 * forward.pooler, 3 * 2 * 32 * 2, 0)
 
 
+def test_the_nsp_head_without_its_pooler_is_counted_alone_as_count_parameters_counts_it():
+    alone, both = count_flops(TINY, 16, nsp_head=True), count_flops(TINY, 16, pooler=True, nsp_head=True)
+    assert (alone.pooler, alone.nsp_head) == (0, both.nsp_head) and alone.total == both.total - both.pooler
+    params_alone = count_parameters(TINY, nsp_head=True)
+    assert (params_alone.pooler, params_alone.nsp_head) == (0, count_parameters(TINY, pooler=True,
+                                                                                nsp_head=True).nsp_head)
+
+
 def test_forms_differ_in_values_and_output_only():
     T_, H, h, L = 16, TINY.hidden_size, TINY.num_attention_heads, TINY.num_hidden_layers
     concat, summed = count_flops(TINY, T_), count_flops(TINY.replace(attention="sum"), T_)
@@ -237,7 +245,7 @@ def test_rule_of_thumb_misses_the_summed_values_and_the_reuse_of_shared_layers()
     (dict(batch=0), ValueError, "batch must be at least 1"),
     (dict(masked=3), ValueError, "set mlm_head=True"),
     (dict(masked=17, mlm_head=True), ValueError, r"masked \(17\) must be at most seq_len \(16\)"),
-    (dict(nsp_head=True), ValueError, "nsp_head reads the pooled output"),
+    (dict(nsp_head=True, mlm_head=True, training=True), ValueError, "nsp_head needs the pooler it reads"),
     (dict(training=True, pooler=True), ValueError, "training needs a loss"),
     (dict(training=1, mlm_head=True), TypeError, "training must be True or False"),
 ])

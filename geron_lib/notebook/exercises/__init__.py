@@ -3,10 +3,14 @@
 A checker never raises on the answer, whatever it is: it returns a :class:`Feedback` saying what was
 expected. A numeric answer is right when it is a finite real number within the checker's tolerance of
 the expected value, whatever its type: int (of any size), float, ``Fraction``, ``Decimal``, a numpy integer
-or floating scalar, or a 0-d numpy array of one; it is compared exactly (as a fraction), never through a
-float that could overflow. Anything else is wrong, with feedback naming what was expected: a bool, a
-complex number (even with no imaginary part), text (even "756"), None, ``...``, a list or an array of one
-or more dimensions, NaN and infinities.
+or floating scalar, or a 0-d numpy array of one; an expected count (an int) is matched exactly, with no
+tolerance. It is compared exactly (as a fraction), never through a float that could overflow, and read
+from the number itself, never through its own ``__int__`` or ``__float__`` (which a subclass may
+redefine; :func:`geron_lib.validate.exact_real`). A Decimal beyond 10^±DECIMAL_EXPONENT is compared by
+its order of magnitude alone, without expanding its digits. Anything else is wrong, with feedback naming
+what was expected: a bool, a complex number (even with no imaginary part), text (even "756"), None,
+``...``, a list or an array of one or more dimensions, NaN and infinities, a ``numpy.timedelta64`` (a
+duration), a masked value, a torch tensor (its ``.item()`` or ``.tolist()`` is the number).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...config import PRESETS, EncoderConfig
-from ...validate import check_choice
+from ...validate import check_choice, exact_real, is_torch_tensor
 
 #: Longest excerpt of an answer that feedback quotes
 SHOWN_CHARS = 80
@@ -53,26 +57,63 @@ def preset_config(preset) -> EncoderConfig:
     return EncoderConfig.preset(check_choice("preset", preset, tuple(PRESETS)))
 
 
+#: A Decimal whose exponent passes this (10**10_000 has 10,001 digits) is compared by its magnitude alone
+DECIMAL_EXPONENT = 10_000
+#: A Decimal of more significant digits than this is not read: no answer needs them, and expanding them
+#: takes time that grows with their square
+DECIMAL_DIGITS = 10_000
+
+
+def _decimal_value(answer: Decimal) -> Fraction | None:
+    """A finite Decimal as an exact fraction, or, past 10^±DECIMAL_EXPONENT, as ±10^±(DECIMAL_EXPONENT + 1):
+    beyond every expected value, on its side of it (``Decimal("1e999999999")`` would take hours to
+    expand). None for NaN, infinities and more than :data:`DECIMAL_DIGITS` digits."""
+    if not answer.is_finite() or len(answer.as_tuple().digits) > DECIMAL_DIGITS:
+        return None
+    if answer.is_zero():
+        return Fraction(0)
+    sign = -1 if answer.is_signed() else 1
+    if answer.adjusted() > DECIMAL_EXPONENT:
+        return sign * Fraction(10) ** (DECIMAL_EXPONENT + 1)
+    if answer.adjusted() < -DECIMAL_EXPONENT:
+        return sign * Fraction(1, 10 ** (DECIMAL_EXPONENT + 1))
+    return Fraction(answer)
+
+
 def exact_number(answer) -> Fraction | None:
     """``answer`` as an exact fraction when it is a finite real number of any of the types the module
     docstring lists, else None. Never raises."""
     try:
         if isinstance(answer, np.ndarray) and answer.ndim == 0:
-            answer = answer[()]
-        if isinstance(answer, bool | np.bool_) or not isinstance(answer, numbers.Number | Decimal):
-            return None
-        if isinstance(answer, numbers.Integral):
-            return Fraction(int(answer))
-        if isinstance(answer, numbers.Rational):
-            return Fraction(int(answer.numerator), int(answer.denominator))
+            answer = answer[()]  # a masked one gives numpy's masked constant: no number
         if isinstance(answer, Decimal):
-            return Fraction(answer) if answer.is_finite() else None
-        if isinstance(answer, numbers.Real):
-            value = float(answer)
-            return Fraction(value) if math.isfinite(value) else None
+            return _decimal_value(answer)
+        value = exact_real(answer)
+        if value is None or isinstance(value, float) and not math.isfinite(value):
+            return None
+        return Fraction(value)
     except Exception:  # noqa: BLE001 - a student's own number type may raise anything; it is no number then
         return None
-    return None  # complex, or another non-real number
+
+
+def not_a_number_because(answer) -> str:
+    """Why ``answer`` is read as no number, when that is not plain from its type (a sentence to add to
+    feedback), else ""."""
+    if isinstance(answer, np.ndarray) and answer.ndim == 0 and not isinstance(answer, np.ma.MaskedArray):
+        answer = answer[()]
+    if is_torch_tensor(answer):
+        return " It is a torch tensor: give its number, tensor.item(), or its list, tensor.tolist()."
+    if isinstance(answer, np.timedelta64):
+        return " A numpy.timedelta64 is a duration, not a number."
+    if isinstance(answer, np.ma.MaskedArray):
+        return " It is masked (a numpy masked value): give the number itself."
+    if isinstance(answer, Decimal) and answer.is_finite():
+        return f" A Decimal of more than {DECIMAL_DIGITS:,} digits is not read."
+    if (isinstance(answer, numbers.Real) and not isinstance(answer, bool | np.bool_ | Decimal)
+            and exact_real(answer) is None):
+        return (" Only those types are read, by their own value, never through a method (such as "
+                "__float__) that another number type defines.")
+    return ""
 
 
 def shown(answer) -> str:
@@ -81,12 +122,12 @@ def shown(answer) -> str:
     value = exact_number(answer)
     try:
         if value is not None and value.denominator == 1 and isinstance(answer, numbers.Integral):
-            n = int(answer)
+            n = int(value)  # its own value, not its __int__
             if abs(n) < 10**SHOWN_DIGITS:
                 return f"{n:,}"
             return f"an integer of about {int(n.bit_length() * math.log10(2)) + 1:,} digits"
         if value is not None and isinstance(answer, float | np.floating):
-            return f"{float(answer):,}"
+            return f"{float(value):,}"
         text = _REPR.repr(answer)
     except Exception:  # noqa: BLE001 - a repr that raises, such as a list holding a 5,000-digit int
         text = f"a {type(answer).__name__}"
@@ -95,7 +136,10 @@ def shown(answer) -> str:
 
 def close(value: Fraction, expected, rel_tol: float) -> bool:
     """|value - expected| <= rel_tol max(|value|, |expected|), or within 1e-12 when ``expected`` is 0, in
-    exact arithmetic (``value`` as :func:`exact_number` gives it)."""
+    exact arithmetic (``value`` as :func:`exact_number` gives it); an int ``expected`` (a count) only when
+    ``value`` equals it."""
+    if isinstance(expected, int | np.integer) and not isinstance(expected, bool | np.bool_):
+        return value == expected
     expected = Fraction(expected)
     if not expected:
         return abs(value) <= Fraction(1e-12)
@@ -104,13 +148,17 @@ def close(value: Fraction, expected, rel_tol: float) -> bool:
 
 def grade_number(answer, expected: float, *, what: str, hint: str, rel_tol: float = 1e-9,
                  slips: dict | None = None) -> Feedback:
-    """Compare a numeric answer with the expected value. When wrong, say what to look at: the hint kept
-    in ``slips`` for a known wrong value (a common mistake), else ``hint``."""
+    """Compare a numeric answer with the expected value (a count, an int, exactly). When wrong, say what to
+    look at: the hint kept in ``slips`` for a known wrong value (a common mistake), else ``hint``."""
     value = exact_number(answer)
     if value is None:
         return Feedback(False, f"{what} should be a finite number (a real one: an int, a float, a Fraction "
-                               f"or a Decimal); got {shown(answer)} ({type(answer).__name__}).")
+                               f"or a Decimal); got {shown(answer)} ({type(answer).__name__})."
+                               + not_a_number_because(answer))
     if close(value, expected, rel_tol):
         return Feedback(True, f"{what} is {expected:,}.")
     direction = "too large" if value > expected else "too small"
-    return Feedback(False, f"{shown(answer)} is {direction} for {what}. {(slips or {}).get(value, hint)}")
+    whole = ("" if value.denominator == 1 or not isinstance(expected, int | np.integer)
+             else " It is a count: a whole number, matched exactly.")
+    return Feedback(False, f"{shown(answer)} is {direction} for {what}.{whole} "
+                           f"{(slips or {}).get(value, hint)}")

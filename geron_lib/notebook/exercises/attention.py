@@ -47,6 +47,15 @@ def check_sum_weights(w_sum, w_concat: dict, num_attention_heads: int) -> Feedba
         check_attention_weights(w_sum, num_attention_heads, "sum")
     except (TypeError, ValueError) as err:
         return Feedback(False, f"These are not sum-form weights yet: {err}.")
+    dtype = w_concat["W_Q"].dtype
+    for k in ("W_Q", "b_Q", "W_K", "b_K", "W_V", "b_O"):
+        if w_sum.get(k) is not None and w_sum[k].dtype != dtype:
+            got = w_sum[k].dtype
+            why = (f"{got} keeps about {np.finfo(got).precision} significant digits, so even the right "
+                   "weights would differ from them by more than this check allows" if got.kind == "f"
+                   else f"{got} holds whole numbers only")
+            return Feedback(False, f"w_sum[{k!r}] is {got}, but the concat weights are {dtype}: {why}. "
+                                   f"Compute them in {dtype}.")
     x = np.random.default_rng(0).normal(size=(2, 5, H))  # (B, T, H)
     want = concat_attention(x, w_concat, h)  # both weight dicts checked above
     gap = float(np.abs(sum_attention(x, w_sum, h) - want).max())

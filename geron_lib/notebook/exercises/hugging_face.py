@@ -9,6 +9,7 @@ import numpy as np
 from ...config import PRESETS
 from ...costs.params import count_parameters
 from ...model.encoder import position_ids
+from ...validate import is_torch_tensor
 from . import Feedback, exact_number, grade_number, shown
 
 #: The ids of the positions exercise: <s> three tokens </s> and two pads, for roberta-base (pad id 1).
@@ -44,10 +45,18 @@ def _first_items(answer, n: int) -> list | None:
 def check_roberta_positions(answer) -> Feedback:
     """Exercise: the position ids roberta-base gives to :data:`POSITION_IDS_EXERCISE`."""
     expected = position_ids(np.array([POSITION_IDS_EXERCISE]), PRESETS["roberta-base"])[0].tolist()
+    if is_torch_tensor(answer):
+        return Feedback(False, f"That is a torch tensor of shape {tuple(answer.shape)}: give its values as a "
+                               "list of Python ints, tensor.tolist() (for transformers' position ids of one "
+                               "sequence, shape (1, T), position_ids[0].tolist()).")
+    if isinstance(answer, np.ma.MaskedArray):
+        return Feedback(False, "That is a masked array: give every position id, as a list with no mask.")
     values = _first_items(answer, len(expected) + 1)
     if values is None:
         return Feedback(False, f"Give a list of whole numbers, one per token, {len(expected)} in all; got "
                                f"{shown(answer)} ({type(answer).__name__}).")
+    if any(is_torch_tensor(v) for v in values):
+        return Feedback(False, "Its items are torch tensors: give Python ints, tensor.tolist().")
     numbers_ = [exact_number(v) for v in values]
     if not all(v is not None and v.denominator == 1 for v in numbers_):
         return Feedback(False, f"Position ids are whole numbers, one per token; got {shown(values)}.")
