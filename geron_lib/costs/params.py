@@ -57,6 +57,22 @@ def attention_params(hidden_size: int, num_attention_heads: int, form: str = "co
     return sum(attention_param_items(hidden_size, num_attention_heads, form, bias).values())
 
 
+def redundant_attention_params(hidden_size: int, num_attention_heads: int, form: str = "concat",
+                               bias: bool = True) -> int:
+    """R_concat = 2 H^2/h + 2H,  R_sum = H^2/h + H   (without biases: 2 H^2/h and H^2/h).
+
+    The numbers of one attention sublayer that its outputs cannot pin
+    down. Every head absorbs an invertible d_head x d_head matrix between
+    W_Q,i and W_K,i (both forms) and one between W_V,i and W_O,i (concat):
+    h d_head^2 = H^2/h each. The softmax ignores a constant added to a row
+    of scores, so b_K changes nothing (H), and b_V reaches the output only
+    as the constant row b_V W_O, which b_O holds (H, concat).
+    """
+    H, h = _check_attention_sizes(hidden_size, num_attention_heads, form, bias)
+    per_freedom = H * H // h + (H if bias else 0)
+    return 2 * per_freedom if form == "concat" else per_freedom
+
+
 def model_attention_params(config: EncoderConfig, *, form: str | None = None, bias: bool = True) -> int:
     """Every attention sublayer the encoder stores (shared ones once), without layer norms; ``form``
     overrides ``config.attention``."""

@@ -7,6 +7,9 @@ another jax, jaxlib or backend may compile otherwise. Needs the optional jax ext
 from __future__ import annotations
 
 import os
+import re
+import subprocess
+import sys
 from functools import partial
 
 import jax
@@ -15,7 +18,7 @@ import jaxlib
 import numpy as np
 
 from ..model.attention import check_attention, random_attention_weights
-from ..validate import check_choice, check_float_dtype, check_head_grid
+from ..validate import check_choice, check_float_dtype, check_head_grid, check_heads, check_int
 from .jax_attention import JAX_FORMS
 
 #: The three ways every form is written in :mod:`.jax_attention`
@@ -67,3 +70,45 @@ def compiled_programs(T_values, h_values, *, hidden_size: int = 128, batch: int 
         return {(form, style, h, T): program_texts(form, style, *inputs[form, h, T], h)
                 for form in JAX_FORMS for style in STYLES for h in h_values for T in T_values}
 
+
+
+#: A line of XLA's log (hlo_pass_pipeline.cc at verbosity 1): a pipeline starts on a module, or a pass runs
+_PIPELINE = re.compile(r"hlo_pass_pipeline\.cc:\d+\] Running HLO pass pipeline on module (\S+): ")
+_PASS = re.compile(r"hlo_pass_pipeline\.cc:\d+\]\s+HLO pass (\S+)$")
+
+_COMPILE_ONE = """
+import sys
+import numpy as np
+from geron_lib.interop.jax_programs import example_inputs, program_texts
+form, style, h, T, H = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:])
+program_texts(form, style, *example_inputs(form, T, h, H, 1, np.float32, 0), h)
+"""
+
+
+def optimisation_passes(form: str = "concat", style: str = "loop", num_attention_heads: int = 4,
+                        seq_len: int = 16, hidden_size: int = 128) -> list[str]:
+    """Every HLO pass XLA ran, in order (a pass that runs again is listed again), while it optimised
+    ``form`` written ``style`` (float32, one sequence): compiled in a fresh Python process whose XLA
+    logs each pass it runs (TF_CPP_VMODULE hlo_pass_pipeline=1), on the backend that process finds
+    (JAX_PLATFORMS=cpu unless set). RuntimeError when the log names no pass at all."""
+    check_choice("form", form, tuple(JAX_FORMS))
+    check_choice("style", style, STYLES)
+    h = check_int("num_attention_heads", num_attention_heads, minimum=1)
+    T = check_int("seq_len", seq_len, minimum=1)
+    H = check_int("hidden_size", hidden_size, minimum=1, maximum=4096)
+    check_heads(H, h)
+    env = os.environ | {"TF_CPP_MIN_LOG_LEVEL": "0", "TF_CPP_VMODULE": "hlo_pass_pipeline=1"}
+    env.setdefault("JAX_PLATFORMS", "cpu")
+    run = subprocess.run([sys.executable, "-c", _COMPILE_ONE, form, style, str(h), str(T), str(H)],
+                         env=env, capture_output=True, text=True, timeout=300, check=True)
+    ours = f"jit_{JAX_FORMS[form][style].__name__}"  # the module jax.jit makes of the function
+    module, passes = None, []
+    for line in run.stderr.splitlines():
+        if started := _PIPELINE.search(line):
+            module = started.group(1)
+        elif (ran := _PASS.search(line)) and module == ours:
+            passes.append(ran.group(1))
+    if not passes:
+        raise RuntimeError(f"XLA's log named no pass run on {ours}: this jaxlib logs passes otherwise, so "
+                           "the passes cannot be read from it")
+    return passes

@@ -33,6 +33,7 @@ from geron_lib.costs.params import (
     ffn_params,
     layer_norm_params,
     linear_params,
+    redundant_attention_params,
     stored_copies,
 )
 from geron_lib.notebook import diagrams as D
@@ -41,7 +42,7 @@ from geron_lib.pretraining.masking import SCHEDULES, MaskingSchedule, draws_per_
 from geron_lib.pretraining.tokenizer import WordTokenizer
 
 CONFIG_DIAGRAMS = (D.encoder_block_diagram, D.embedding_diagram, D.output_projection_diagram,
-                   D.sharing_diagram, D.recurrence_diagram, D.head_split_diagram)
+                   D.sharing_diagram, D.recurrence_diagram, D.head_split_diagram, D.basis_change_diagram)
 BOOK = ["bert-base", "albert-base-v2", "tiny-bert", "tiny-albert", "roberta-base", "albert-xxlarge-v2"]
 
 
@@ -170,6 +171,27 @@ def test_head_split_cuts_values_heads_and_w_o_into_one_block_per_head(name):
     strips = [b.get_width() for b in boxes(fig, "values_head")]
     assert strips == pytest.approx([1.2 / h] * h)  # d_head columns each, side by side
     assert f"(B, {h}, T, {d})" in alt and f"(B, T, {H})" in alt
+
+
+@pytest.mark.parametrize("name", BOOK)
+def test_basis_change_puts_g_and_its_inverse_between_both_products_factors(name):
+    config = PRESETS[name]
+    H, h, d = config.hidden_size, config.num_attention_heads, config.d_head
+    fig, alt = D.basis_change_diagram(config)
+    for row in ("values", "queries"):
+        left, right, product = (boxes(fig, f"{row}_{part}")[0] for part in ("left", "right", "product"))
+        G, G_inv = boxes(fig, f"{row}_G")  # G and G^-1, one size, between the two factors
+        assert (G.get_width(), G.get_height()) == (G_inv.get_width(), G_inv.get_height())
+        assert left.get_x() + left.get_width() < G.get_x() < G_inv.get_x() < right.get_x()
+        assert left.get_height() == product.get_height() == right.get_width() == product.get_width()
+        assert left.get_width() == right.get_height() < left.get_height()  # H x d_head, d_head x H
+        assert numbers(fig, f"text-{row}_left_shape") == [H, d]
+        assert numbers(fig, f"text-{row}_right_shape") == [d, H]
+        assert numbers(fig, f"text-{row}_product_shape") == [H, H]
+    assert count(fig, "per_head") == d * d
+    assert count(fig, "per_product") == H * H // h
+    assert count(fig, "redundant") == redundant_attention_params(H, h, "concat") == 2 * H * H // h + 2 * H
+    assert f"{redundant_attention_params(H, h, 'concat'):,}" in alt
 
 
 # 4. sharing ----------------------------------------------------------------------------------------------
@@ -310,7 +332,8 @@ from geron_lib import PRESETS
 from geron_lib.notebook import diagrams as D
 config = PRESETS["albert-base-v2"]
 figs = [fn(config)[0] for fn in (D.encoder_block_diagram, D.embedding_diagram, D.output_projection_diagram,
-                                 D.sharing_diagram, D.recurrence_diagram, D.head_split_diagram)]
+                                 D.sharing_diagram, D.recurrence_diagram, D.head_split_diagram,
+                                 D.basis_change_diagram)]
 figs.append(D.masking_timeline_diagram(8, 3)[0])
 print(" ".join(hashlib.sha256(D.svg(f).encode()).hexdigest() for f in figs))
 """

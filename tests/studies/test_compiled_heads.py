@@ -161,3 +161,48 @@ def test_the_shapes_of_the_loop_and_the_batched_concat_form(small_programs):
                                                   (B * h, T, T, d_head): 1}
     # the sum form's values, X W'_V,i for every head in one product: (B T, H) @ (H, h H)
     assert rows["sum", "batched"]["sizes"][1, B * T, H, h * H] == 1
+
+
+@pytest.mark.jax
+def test_vmap_makes_each_projection_one_wide_product(small_programs):
+    # as traced, jax.vmap turns X W_Q,i (one head) into one product by all heads' columns at once: no batch
+    # dimension, the head axis a free dimension of the weight (h, H, d_head); only the scores and the
+    # weighted values carry the heads (with the rows of the batch) as a batch dimension
+    B, T, H, h = 2, 3, 8, 2
+    d_head = H // h
+    traced = products(small_programs["concat", "vmap", h, T][0])
+    projections = [p for p in traced if p.rhs == (h, H, d_head)]
+    assert len(projections) == 3
+    assert {p.size for p in projections} == {(1, B * T, H, h * d_head)}
+    batched = sorted(p.size for p in traced if p.batch > 1)
+    assert batched == sorted([(B * h, T, d_head, T), (B * h, T, T, d_head)])
+    assert len(traced) == 3 + 2 + 1  # and W_O once
+
+
+@pytest.mark.jax
+def test_the_counts_over_more_numbers_of_heads():
+    # the loop keeps 5 products per head (and W_O once in the concat form) after optimisation; the batched
+    # form and jax.vmap keep the same number at every h compiled (here d_head = 8 and 3)
+    pytest.importorskip("jax")
+    from geron_lib.interop.jax_programs import compiled_programs
+
+    h_values = [3, 8]  # beyond the chapter's 1, 2 and 4
+    rows = {(r["form"], r["style"], r["h"]): (r["before"], r["after"])
+            for r in product_table(compiled_programs([4], h_values, hidden_size=24))}
+    for h in h_values:
+        assert rows["concat", "loop", h] == (5 * h + 1,) * 2 and rows["sum", "loop", h] == (5 * h,) * 2
+        assert rows["concat", "batched", h] == rows["concat", "vmap", h] == (6, 6)
+        assert rows["sum", "batched", h] == rows["sum", "vmap", h] == (5, 5)
+
+
+@pytest.mark.jax
+def test_at_one_number_per_head_the_scores_are_no_product():
+    # d_head = 1: Q_i K_i^T contracts over one number, and XLA writes it as an elementwise product, so the
+    # optimised loop keeps one product per head fewer (the only h at which optimisation changes a count)
+    pytest.importorskip("jax")
+    from geron_lib.interop.jax_programs import compiled_programs
+
+    rows = {(r["form"], r["style"]): (r["before"], r["after"])
+            for r in product_table(compiled_programs([4], [6], hidden_size=6))}
+    assert rows["concat", "loop"] == (5 * 6 + 1, 4 * 6 + 1)
+    assert rows["concat", "batched"] == rows["concat", "vmap"] == (6, 5)

@@ -5,7 +5,7 @@ draws its pictures on the engine of :mod:`.canvas`:
 - :mod:`.encoder_block`: one encoder layer (the quickstart),
 - :mod:`.embeddings`: ALBERT's embedding path (chapter 1, appendix A1),
 - :mod:`.sharing`: cross-layer sharing and its relatives (chapters 2 and 5),
-- :mod:`.attention`: the output projection and splitting heads (chapter 3),
+- :mod:`.attention`: the output projection, splitting heads and a head's change of basis (chapter 3),
 - :mod:`.masking`: masking timelines (chapter 4).
 
 Every diagram function returns ``(fig, alt)``: the matplotlib Figure and a description of the picture in
@@ -20,7 +20,7 @@ through them, and :func:`svg` writes them as element ids. A notebook cell shows 
 from this package: ``from geron_lib.notebook.diagrams import embedding_diagram, show``.
 """
 
-from .attention import head_split_diagram, output_projection_diagram
+from .attention import basis_change_diagram, head_split_diagram, output_projection_diagram
 from .canvas import CYCLE, GREY, LABEL, ROLE, SIZES, SMALL, TITLE, show, svg
 from .embeddings import embedding_diagram
 from .encoder_block import encoder_block_diagram
@@ -30,6 +30,7 @@ from .sharing import RECURRENCE_KINDS, recurrence_diagram, sharing_diagram
 __all__ = [
     "CYCLE", "GREY", "LABEL", "MAX_DRAWN_EPOCHS", "RECURRENCE_KINDS", "ROLE", "SCHEDULE_LABELS", "SIZES",
     "SMALL",
-    "TITLE", "embedding_diagram", "encoder_block_diagram", "head_split_diagram", "masking_timeline_diagram",
-    "output_projection_diagram", "recurrence_diagram", "sharing_diagram", "show", "svg",
+    "TITLE", "basis_change_diagram", "embedding_diagram", "encoder_block_diagram", "head_split_diagram",
+    "masking_timeline_diagram", "output_projection_diagram", "recurrence_diagram", "sharing_diagram", "show",
+    "svg",
 ]

@@ -1,6 +1,7 @@
 """Chapter 3's pictures: the attention output projection (:func:`output_projection_diagram`), concat then
-W_O against the summed full-width maps W'_V,i, and splitting and merging heads
-(:func:`head_split_diagram`), each head's d_head columns of the values meeting its d_head rows of W_O."""
+W_O against the summed full-width maps W'_V,i, splitting and merging heads (:func:`head_split_diagram`),
+each head's d_head columns of the values meeting its d_head rows of W_O, and the change of basis G that
+slips between a head's factors and leaves their products alone (:func:`basis_change_diagram`)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,22 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
 from ...config import EncoderConfig
-from ...costs.params import attention_param_items
+from ...costs.params import attention_param_items, redundant_attention_params
 from ...validate import check_type
-from .canvas import LABEL, SMALL, Canvas, arrow, count_text, head_colour, line_height, plural, text, title
+from .canvas import (
+    LABEL,
+    ROLE,
+    SMALL,
+    Canvas,
+    arrow,
+    count_text,
+    head_colour,
+    line_height,
+    plural,
+    text,
+    tint,
+    title,
+)
 
 
 def _strips(c: Canvas, name: str, x0, y0, w, ht, h: int, *, rows: bool = False):
@@ -140,4 +154,57 @@ def head_split_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tupl
            f"one tile per head; each head attends on its own; the outputs are transposed and reshaped back "
            f"to (B, T, {H}), the heads' blocks side by side, and multiplied by W_O ({H} x {H}), whose rows "
            f"come in {h} blocks of {d}, block i meeting head i's columns.")
+    return c.done(alt)
+
+
+def _factor(c: Canvas, name: str, x0, y_mid, size, colour, label: str = ""):
+    """One factor of a product: a block of ``size`` (w, ht) centred on y_mid, with its symbol inside."""
+    w, ht = size
+    c.patch(f"box-{name}", Rectangle, xy=(x0, y_mid - ht / 2), width=w, height=ht,
+            facecolor=tint(colour, 0.55), edgecolor=colour, linewidth=1.2)
+    if label:
+        c.text(f"label-{name}", (x0 + w / 2, y_mid), label, fontsize=LABEL, ha="center")
+
+
+def basis_change_diagram(config: EncoderConfig, *, ax: Axes | None = None) -> tuple[Figure, str]:
+    """(W_V,i G)(G^-1 W_O,i) = W_V,i W_O,i  and  (W_Q,i G)(W_K,i G^-T)^T = W_Q,i W_K,i^T <- config: an
+    invertible d_head x d_head G between the factors of head i's two products, and the numbers it frees."""
+    check_type("config", config, EncoderConfig)
+    c = Canvas(ax, "basis_change")
+    H, h, d = config.hidden_size, config.num_attention_heads, config.d_head
+    title(c, f"A change of basis inside head $i$: H = {H}, d_head = {d}")
+    tall, thin = 1.0, 0.3  # an H side and a d_head side (G drawn d_head wide, not to scale)
+    rows = (("values", 2.6, "$W_{V,i}$", "$W_{O,i}$", "$W'_{V,i}$", "what head $i$ writes", ROLE["value"]),
+            ("queries", 0.95, "$W_{Q,i}$", r"$W_{K,i}^\top$", r"$W_{Q,i} W_{K,i}^\top$",
+             "where head $i$ looks", ROLE["query_key"]))
+    above = tall / 2 + 0.15
+    for name, y, left, right, product, role, colour in rows:
+        _factor(c, f"{name}_left", 0.35, y, (thin, tall), colour)
+        text(c, f"{name}_left_symbol", (0.5, y + above), left, LABEL, ha="center")
+        text(c, f"{name}_left_shape", (0.5, y - above), f"{H} x {d}", SMALL, ha="center")
+        _factor(c, f"{name}_G", 0.92, y, (0.38, 0.38), ROLE["projection"], "$G$")
+        _factor(c, f"{name}_G_inv", 1.42, y, (0.38, 0.38), ROLE["projection"], "$G^{-1}$")
+        text(c, f"{name}_G_shape", (1.36, y + 0.19 + 0.15), f"{d} x {d} each", SMALL, ha="center")
+        _factor(c, f"{name}_right", 2.05, y, (tall, thin), colour, right)
+        text(c, f"{name}_right_shape", (2.55, y - thin / 2 - 0.15), f"{d} x {H}", SMALL, ha="center")
+        text(c, f"{name}_equals", (3.3, y), "=", LABEL, ha="center")
+        _factor(c, f"{name}_product", 3.5, y, (tall, tall), colour, product)
+        text(c, f"{name}_product_shape", (4.0, y - above), f"{H} x {H}", SMALL, ha="center")
+        text(c, f"{name}_role", (4.8, y + 0.2), role, LABEL, ha="left", fontweight="bold")
+        text(c, f"{name}_rule", (4.8, y - 0.1), "$G\\,G^{-1} = I$ leaves the product, and the output, alone",
+             SMALL, ha="left")
+    per_head = d * d
+    count_text(c, "per_head", (4.8, 1.9), f"each $G$ frees d_head$^2$ = {per_head:,} numbers", SMALL,
+               ha="left")
+    count_text(c, "per_product", (4.8, 1.9 - line_height(SMALL)),
+               f"over {plural(h, 'head')}: $H^2/h$ = {h * per_head:,} per product", SMALL, ha="left")
+    redundant = redundant_attention_params(H, h, "concat")
+    count_text(c, "redundant", (4.8, 0.3), f"with $b_K$ and $b_V$: $2H^2/h + 2H$ = {redundant:,} per layer",
+               SMALL, ha="left")
+    alt = (f"Two products of head i at H = {H}, d_head = {d}. Top: W_V,i ({H} x {d}) times an invertible "
+           f"G ({d} x {d}), its inverse, and W_O,i ({d} x {H}) equals the value map W'_V,i ({H} x {H}), what "
+           f"the head writes. Bottom: W_Q,i ({H} x {d}), G, G inverse and W_K,i transposed ({d} x {H}) equal "
+           f"W_Q,i W_K,i transposed ({H} x {H}), where the head looks. G G^-1 = I leaves both products, and "
+           f"the output, unchanged: each G frees {per_head:,} numbers, {h * per_head:,} per product over "
+           f"{plural(h, 'head')}, and with the biases b_K and b_V {redundant:,} per layer.")
     return c.done(alt)
