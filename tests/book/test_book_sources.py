@@ -97,6 +97,13 @@ def test_live_widgets_are_hidden_and_scrubbers_shown(docname):
 
 
 @pytest.mark.parametrize("docname", NOTEBOOKS)
+def test_no_code_cell_is_empty(docname):
+    # JupyterLab's Run All skips an empty code cell, so a live reader's run never shows it as done
+    empty = [i for i, cell, _, _ in _cells(docname) if not "".join(cell["source"]).strip()]
+    assert not empty, f"{docname}.ipynb: empty code cells {empty}"
+
+
+@pytest.mark.parametrize("docname", NOTEBOOKS)
 def test_figures_are_images_with_alt_text(docname):
     for index, cell, _tags, data in _cells(docname):
         where = f"{docname}.ipynb cell {index}"
