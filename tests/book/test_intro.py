@@ -55,12 +55,13 @@ def test_no_single_accounting_reproduces_every_published_count():
 
 def _stored_readers() -> set[str]:
     """The names of geron_lib.studies functions that read stored results: through stored.load (the JSON
-    files under geron_lib/studies/data) or np.load (the stored weights)."""
+    files under geron_lib/studies/data), stored.load_arrays or load_lines (the stored weights and pieces), or
+    np.load."""
     names = set()
     for path in (ROOT / "geron_lib" / "studies").rglob("*.py"):
         source = path.read_text(encoding="utf-8")
         for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.FunctionDef) and re.search(r"\b(stored|np)\.load\(",
+            if isinstance(node, ast.FunctionDef) and re.search(r"\b(stored\.load(_arrays|_lines)?|np\.load)\(",
                                                                  ast.get_source_segment(source, node)):
                 names.add(node.name)
     return names
