@@ -61,8 +61,8 @@ def _stored_readers() -> set[str]:
     for path in (ROOT / "geron_lib" / "studies").rglob("*.py"):
         source = path.read_text(encoding="utf-8")
         for node in ast.walk(ast.parse(source)):
-            if isinstance(node, ast.FunctionDef) and re.search(r"\b(stored\.load(_arrays|_lines)?|np\.load)\(",
-                                                                 ast.get_source_segment(source, node)):
+            reads = r"\b(stored\.load(_arrays|_lines)?|np\.load)\("
+            if isinstance(node, ast.FunctionDef) and re.search(reads, ast.get_source_segment(source, node)):
                 names.add(node.name)
     return names
 
