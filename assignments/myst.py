@@ -3,13 +3,14 @@ turned into the Markdown Jupyter renders (roles become the text the book shows).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 import yaml
+
+from geron_lib.studies import stored
 
 from . import BOOK, EVAL_VALUES
 
@@ -108,13 +109,7 @@ def built_eval_values(chapter: str, path: Path = EVAL_VALUES) -> dict[str, list[
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: run `make book` first (the book build records what "
                                 "every {eval} in the book shows, and the assignments print those numbers)")
-    try:
-        pages = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path} is not valid JSON ({error}): run `make book` again to rewrite it") from None
-    if not isinstance(pages, dict):
-        raise ValueError(f"{path} must hold a JSON object (pages by name), not a {type(pages).__name__}: run "
-                         "`make book` again to rewrite it")
+    pages = stored.load(path, "`make book`")
     if f"book/{chapter}" not in pages:
         raise ValueError(f"{path} holds no {{eval}} values of book/{chapter}.ipynb: run `make book` first "
                          "(the last build did not build that chapter, or it had no {eval} then)")
