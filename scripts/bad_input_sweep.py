@@ -14,7 +14,8 @@ id is ``entry / label`` (tests/bad_inputs/outcome.py). Its outcome (see :func:`o
     crash                the child died without reporting (a segfault, os._exit)
 
 Prints the counts per entry, the totals and the median time to refuse; exits 1 if any row is a defect
-(anything but a clear error or a right answer).
+(anything but a clear error or a right answer) or pytest failed otherwise (a fixture that could not be set
+up).
 """
 
 from __future__ import annotations
@@ -207,6 +208,11 @@ class Sweep:
     def pytest_configure(self, config):
         config.stash[SWEPT] = True
 
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, items):
+        for item in items:  # the child's limit decides what is a hang; pytest's only guards this process
+            item.add_marker(pytest.mark.timeout(self.time_limit + 60), append=False)
+
     @pytest.hookimpl(tryfirst=True)
     def pytest_pyfunc_call(self, pyfuncitem):
         test = pyfuncitem.obj
@@ -227,12 +233,13 @@ def rule_files(pattern: str = "*") -> list[Path]:
 
 
 def sweep(paths, time_limit: float = TIME_LIMIT, memory_limit_bytes: int = MEMORY_LIMIT_MIB * 2**20,
-          pytest_args=()) -> list[tuple[Case, str, Run]]:
-    """(case, outcome, report) for every row of the rule tests in ``paths``, run one after another."""
+          pytest_args=()) -> tuple[list[tuple[Case, str, Run]], int]:
+    """(case, outcome, report) for every row of the rule tests in ``paths``, run one after another, and
+    pytest's exit status (not 0 also when a row failed outside the child, or a test could not be set up)."""
     plugin = Sweep(time_limit, memory_limit_bytes)
-    pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", *pytest_args,
-                 *map(str, paths)], plugins=[plugin])
-    return plugin.results
+    status = pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", *pytest_args,
+                          *map(str, paths)], plugins=[plugin])
+    return plugin.results, int(status)
 
 
 def report(results) -> str:
@@ -288,10 +295,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--module", default="*", help="only tests/bad_inputs/test_rules_MODULE.py (a glob)")
     parser.add_argument("-k", dest="keyword", help="only the rows pytest -k selects")
     args = parser.parse_args(argv)
-    results = sweep(rule_files(args.module), args.time_limit, int(args.memory_limit * 2**20),
-                    ["-k", args.keyword] if args.keyword else [])
+    results, status = sweep(rule_files(args.module), args.time_limit, int(args.memory_limit * 2**20),
+                            ["-k", args.keyword] if args.keyword else [])
     print(report(results))
-    return 1 if not results or any(kind in DEFECTS for _, kind, _ in results) else 0
+    return 1 if status or not results or any(kind in DEFECTS for _, kind, _ in results) else 0
 
 
 if __name__ == "__main__":
