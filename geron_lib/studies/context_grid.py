@@ -20,6 +20,7 @@ import numpy as np
 from ..config import SHARING, EncoderConfig
 from ..validate import check_choice, check_int, check_type
 from . import intervals
+from . import stored as _stored
 from . import tradeoffs as tx
 
 #: The stored grid (``scripts/context_grid.py`` writes it).
@@ -27,6 +28,12 @@ STORED = Path(__file__).parent / "data" / "context_grid.json"
 #: The pilots of the schedule, one run each of the not-shared E = H cell, seed 0, at a higher peak rate
 #: (``scripts/context_grid.py --cells 64:none:64 --seeds 0 --wide-seeds --epochs E --lr LR``).
 PILOTS = STORED.with_name("context_grid_pilots.json")
+
+
+def load_stored(path=STORED) -> dict:
+    """The grid ``scripts/context_grid.py`` stored: by default the one shipped with the library
+    (:data:`STORED`)."""
+    return _stored.load(path, "scripts/context_grid.py")
 
 
 class Cell(NamedTuple):
@@ -136,14 +143,50 @@ def _cell(record: dict) -> Cell:
     return Cell(record["E"], record["sharing"], record["H"])
 
 
-def primary(stored: dict, *, seed: int = 0) -> dict[tuple[str, str], tuple[intervals.Difference, float]]:
+#: The primary family's error rate: a primary comparison is *resolved* when its Holm-adjusted p is at most
+#: ALPHA; its corrected interval is Bonferroni's, at 1 - ALPHA / (the family's size).
+ALPHA = 0.05
+
+
+class Primary(NamedTuple):
+    """One primary comparison: its difference with the 95 % interval, the same difference with the
+    family's corrected interval, and its Holm-adjusted p."""
+
+    difference: intervals.Difference
+    corrected: intervals.Difference
+    holm_p: float
+
+    @property
+    def resolved(self) -> bool:
+        return self.holm_p <= ALPHA
+
+
+def primary(stored: dict, *, draws: int = intervals.DRAWS, seed: int = 0) -> dict[tuple[str, str], Primary]:
     """Per (comparison, measure) of :data:`PRIMARY` x :data:`MEASURES`: the difference (cell minus against,
-    :func:`~geron_lib.studies.intervals.difference` over seeds and examples) and its Holm-adjusted p."""
-    found = {(name, m): intervals.difference(per_example(stored, cell, m), per_example(stored, base, m),
-                                             seed=seed)
-             for name, cell, base in PRIMARY for m in MEASURES}
-    adjusted = intervals.holm({k: d.p for k, d in found.items()})
-    return {k: (d, adjusted[k]) for k, d in found.items()}
+    :func:`~geron_lib.studies.intervals.difference` over seeds and examples) at 95 % and at the family's
+    corrected level, and its Holm-adjusted p."""
+    m = len(PRIMARY) * len(MEASURES)
+    found = {}
+    for name, cell, base in PRIMARY:
+        for measure in MEASURES:
+            a, b = per_example(stored, cell, measure), per_example(stored, base, measure)
+            found[name, measure] = (intervals.difference(a, b, draws=draws, seed=seed),
+                                    intervals.difference(a, b, confidence=1 - ALPHA / m, draws=draws,
+                                                         seed=seed))
+    adjusted = intervals.holm({k: d.p for k, (d, _) in found.items()})
+    return {k: Primary(d, c, adjusted[k]) for k, (d, c) in found.items()}
+
+
+def curves(stored: dict, cell: Cell) -> tuple[np.ndarray, np.ndarray]:
+    """(training tokens read at each evaluation, (seeds, evaluations) held-out losses): ``cell``'s learning
+    curves; a step reads train_tokens x epochs / steps_per_run tokens."""
+    runs = sorted((r for r in stored["runs"] if _cell(r) == cell), key=lambda r: r["seed"])
+    if not runs:
+        raise ValueError(f"the stored grid has no run of {tuple(cell)}")
+    d = stored["data"]
+    per_step = d["train_tokens"] * stored["grid"]["base"]["epochs"] / d["steps_per_run"]
+    return (np.array(runs[0]["held_out_step"], dtype=np.float64) * per_step,
+            np.array([r["held_out_loss"] for r in runs], dtype=np.float64))
 
 
 def reads_context(stored: dict, cell: Cell) -> dict[str, float]:
@@ -156,3 +199,20 @@ def reads_context(stored: dict, cell: Cell) -> dict[str, float]:
     shuffled = float(np.mean([r["held_out_loss_shuffled"] for r in runs]))
     return {"final_loss": final, "below_unigram": stored["data"]["unigram_loss"] - final,
             "context_gain": shuffled - final, "seeds": len(runs)}
+
+
+def per_seed(stored: dict, cell: Cell, key: str) -> np.ndarray:
+    """(seeds,): ``key`` of every stored pretraining run of ``cell`` (a list's last entry: the final held-out
+    loss for ``"held_out_loss"``), seed by seed."""
+    runs = sorted((r for r in stored["runs"] if _cell(r) == cell), key=lambda r: r["seed"])
+    if not runs:
+        raise ValueError(f"the stored grid has no run of {tuple(cell)}")
+    if key not in runs[0]:
+        raise ValueError(f"key must be a stored measure of a run, one of {sorted(runs[0])}, got {key!r}")
+    return np.array([r[key][-1] if isinstance(r[key], list) else r[key] for r in runs], dtype=np.float64)
+
+
+def accuracies(stored: dict, cell: Cell, task: str, *, pretrained: bool = True) -> np.ndarray:
+    """(seeds,): ``cell``'s test accuracy on ``task`` after fine-tuning, seed by seed (``pretrained=False``:
+    the same model fine-tuned from its random initialisation)."""
+    return per_example(stored, cell, task, pretrained=pretrained).mean(axis=1)
