@@ -236,14 +236,8 @@ Markdown("\n".join(rows))
 
 code(r"""
 def said(name, measure):
-    f = found[name, measure]
     unit, scale, digits = MEASURE[measure]
-    d = f.difference
-    corrected = f"corrected interval {span(f.corrected, scale, digits)}"
-    if not f.resolved:
-        return f"changed it by {scale * d.mean:+.{digits}f}, not resolved ({corrected})"
-    way = "raised" if d.mean > 0 else "lowered"
-    return f"{way} it by {scale * abs(d.mean):.{digits}f} ({corrected})"
+    return found[name, measure].said(scale, digits)
 
 
 factorising_loss = said("factorisation at E = 16", "held_out_loss")
@@ -476,12 +470,7 @@ fig
      alt="Line chart of the L2 distance each of the four layers moves its input, for three cells.")
 
 code(r"""
-def jumps(cell):
-    runs = sorted((r for r in stored["runs"] if cg.Cell(r["E"], r["sharing"], r["H"]) == cell), key=lambda r: r["seed"])
-    return np.array([[np.abs(np.diff(r["movement_distance"])).mean()] for r in runs])
-
-
-jump_none, jump_all = jumps(NARROW), jumps(cg.Cell(64, "all", 64))
+jump_none, jump_all = cg.layer_jumps(stored, NARROW), cg.layer_jumps(stored, cg.Cell(64, "all", 64))
 jump_gap = cg.intervals.difference(jump_all, jump_none)
 jump_none_mean, jump_all_mean = float(jump_none.mean()), float(jump_all.mean())
 jump_span = span(jump_gap, 1, 2)

@@ -143,6 +143,14 @@ def _cell(record: dict) -> Cell:
     return Cell(record["E"], record["sharing"], record["H"])
 
 
+def _runs(stored: dict, cell: Cell) -> list[dict]:
+    """``cell``'s stored pretraining runs, seed by seed."""
+    runs = sorted((r for r in stored["runs"] if _cell(r) == cell), key=lambda r: r["seed"])
+    if not runs:
+        raise ValueError(f"the stored grid has no run of {tuple(cell)}")
+    return runs
+
+
 #: The primary family's error rate: a primary comparison is *resolved* when its Holm-adjusted p is at most
 #: ALPHA; its corrected interval is Bonferroni's, at 1 - ALPHA / (the family's size).
 ALPHA = 0.05
@@ -159,6 +167,15 @@ class Primary(NamedTuple):
     @property
     def resolved(self) -> bool:
         return self.holm_p <= ALPHA
+
+    def said(self, scale: float = 1.0, digits: int = 3) -> str:
+        """The difference (times ``scale``) in words, for a page: "raised it by 1.58 (corrected interval
+        +1.50 to +1.66)" when resolved, else "changed it by +0.02, not resolved (corrected interval ...)"."""
+        d, c = self.difference, self.corrected
+        corrected = f"corrected interval {scale * c.low:+.{digits}f} to {scale * c.high:+.{digits}f}"
+        if not self.resolved:
+            return f"changed it by {scale * d.mean:+.{digits}f}, not resolved ({corrected})"
+        return f"{'raised' if d.mean > 0 else 'lowered'} it by {scale * abs(d.mean):.{digits}f} ({corrected})"
 
 
 def primary(stored: dict, *, draws: int = intervals.DRAWS, seed: int = 0) -> dict[tuple[str, str], Primary]:
@@ -180,9 +197,7 @@ def primary(stored: dict, *, draws: int = intervals.DRAWS, seed: int = 0) -> dic
 def curves(stored: dict, cell: Cell) -> tuple[np.ndarray, np.ndarray]:
     """(training tokens read at each evaluation, (seeds, evaluations) held-out losses): ``cell``'s learning
     curves; a step reads train_tokens x epochs / steps_per_run tokens."""
-    runs = sorted((r for r in stored["runs"] if _cell(r) == cell), key=lambda r: r["seed"])
-    if not runs:
-        raise ValueError(f"the stored grid has no run of {tuple(cell)}")
+    runs = _runs(stored, cell)
     d = stored["data"]
     per_step = d["train_tokens"] * stored["grid"]["base"]["epochs"] / d["steps_per_run"]
     return (np.array(runs[0]["held_out_step"], dtype=np.float64) * per_step,
@@ -192,9 +207,7 @@ def curves(stored: dict, cell: Cell) -> tuple[np.ndarray, np.ndarray]:
 def reads_context(stored: dict, cell: Cell) -> dict[str, float]:
     """How far ``cell``'s runs got: the mean final held-out loss, its distance below the unigram loss, and
     what real context gains over shuffled rows (the mean of shuffled minus real)."""
-    runs = [r for r in stored["runs"] if _cell(r) == cell]
-    if not runs:
-        raise ValueError(f"the stored grid has no run of {tuple(cell)}")
+    runs = _runs(stored, cell)
     final = float(np.mean([r["held_out_loss"][-1] for r in runs]))
     shuffled = float(np.mean([r["held_out_loss_shuffled"] for r in runs]))
     return {"final_loss": final, "below_unigram": stored["data"]["unigram_loss"] - final,
@@ -204,9 +217,7 @@ def reads_context(stored: dict, cell: Cell) -> dict[str, float]:
 def per_seed(stored: dict, cell: Cell, key: str) -> np.ndarray:
     """(seeds,): ``key`` of every stored pretraining run of ``cell`` (a list's last entry: the final held-out
     loss for ``"held_out_loss"``), seed by seed."""
-    runs = sorted((r for r in stored["runs"] if _cell(r) == cell), key=lambda r: r["seed"])
-    if not runs:
-        raise ValueError(f"the stored grid has no run of {tuple(cell)}")
+    runs = _runs(stored, cell)
     if key not in runs[0]:
         raise ValueError(f"key must be a stored measure of a run, one of {sorted(runs[0])}, got {key!r}")
     return np.array([r[key][-1] if isinstance(r[key], list) else r[key] for r in runs], dtype=np.float64)
@@ -216,3 +227,13 @@ def accuracies(stored: dict, cell: Cell, task: str, *, pretrained: bool = True) 
     """(seeds,): ``cell``'s test accuracy on ``task`` after fine-tuning, seed by seed (``pretrained=False``:
     the same model fine-tuned from its random initialisation)."""
     return per_example(stored, cell, task, pretrained=pretrained).mean(axis=1)
+
+
+def layer_jumps(stored: dict, cell: Cell) -> np.ndarray:
+    """(seeds, 1): how unevenly ``cell``'s layers move their input, seed by seed (Figure 1 of the ALBERT
+    paper reads it as smoothness: a smaller jump is smoother)
+
+        jump = mean over l of | d_(l+1) - d_l |,   d_l = || X_l - X_(l-1) ||   (the stored movement_distance)
+    """
+    d = np.array([r["movement_distance"] for r in _runs(stored, cell)], dtype=np.float64)  # (seeds, L)
+    return np.abs(np.diff(d, axis=1)).mean(axis=1, keepdims=True)

@@ -9,6 +9,7 @@ from geron_lib.costs.params import count_parameters
 from geron_lib.model.mlm import MASKED, NOT_SELECTED, MaskedBatch, MaskedLM
 from geron_lib.pretraining.train import evaluate
 from geron_lib.studies import context_grid as cg
+from geron_lib.studies import intervals
 from geron_lib.studies import tradeoffs as tx
 
 GRID = cg.Grid()
@@ -170,3 +171,23 @@ def test_reads_context_reports_how_far_a_cell_got():
     assert got["below_unigram"] == pytest.approx(6.352 - got["final_loss"])
     with pytest.raises(ValueError, match="no run"):
         cg.reads_context(stored, cg.Cell(8, "none", 64))
+
+
+def test_layer_jumps_average_the_change_of_movement_from_layer_to_layer():
+    stored = _stored({})
+    cell = cg.Cell(64, "all", 64)
+    for r in stored["runs"]:
+        r["movement_distance"] = [1.0, 3.0, 2.0, 2.0 + r["seed"]]  # jumps 2, 1 and seed
+    got = cg.layer_jumps(stored, cell)
+    assert got.shape == (5, 1)
+    assert got[:, 0] == pytest.approx([(2 + 1 + s) / 3 for s in range(5)])
+    with pytest.raises(ValueError, match="no run"):
+        cg.layer_jumps(stored, cg.Cell(8, "none", 64))
+
+
+def test_a_primary_comparison_says_resolved_only_when_holm_allows():
+    d = intervals.Difference(1.5, 1.2, 1.8, 0.001, 0.5, True, 0.95)
+    c = intervals.Difference(1.5, 1.0, 2.0, 0.001, 0.5, True, 1 - 0.05 / 6)
+    assert cg.Primary(d, c, 0.006).said(1, 2) == "raised it by 1.50 (corrected interval +1.00 to +2.00)"
+    assert cg.Primary(d, c, 0.2).said(100, 0) == (
+        "changed it by +150, not resolved (corrected interval +100 to +200)")
