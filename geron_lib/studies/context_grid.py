@@ -20,6 +20,7 @@ import numpy as np
 from ..config import SHARING, EncoderConfig
 from ..validate import check_choice, check_int, check_type
 from . import intervals
+from . import stored as _stored
 from . import tradeoffs as tx
 
 #: The stored grid (``scripts/context_grid.py`` writes it).
@@ -27,6 +28,12 @@ STORED = Path(__file__).parent / "data" / "context_grid.json"
 #: The pilots of the schedule, one run each of the not-shared E = H cell, seed 0, at a higher peak rate
 #: (``scripts/context_grid.py --cells 64:none:64 --seeds 0 --wide-seeds --epochs E --lr LR``).
 PILOTS = STORED.with_name("context_grid_pilots.json")
+
+
+def load_stored(path=STORED) -> dict:
+    """The grid ``scripts/context_grid.py`` stored: by default the one shipped with the library
+    (:data:`STORED`)."""
+    return _stored.load(path, "scripts/context_grid.py")
 
 
 class Cell(NamedTuple):
@@ -136,23 +143,99 @@ def _cell(record: dict) -> Cell:
     return Cell(record["E"], record["sharing"], record["H"])
 
 
-def primary(stored: dict, *, seed: int = 0) -> dict[tuple[str, str], tuple[intervals.Difference, float]]:
+def _runs(stored: dict, cell: Cell) -> list[dict]:
+    """``cell``'s stored pretraining runs, seed by seed."""
+    runs = sorted((r for r in stored["runs"] if _cell(r) == cell), key=lambda r: r["seed"])
+    if not runs:
+        raise ValueError(f"the stored grid has no run of {tuple(cell)}")
+    return runs
+
+
+#: The primary family's error rate: a primary comparison is *resolved* when its Holm-adjusted p is at most
+#: ALPHA; its corrected interval is Bonferroni's, at 1 - ALPHA / (the family's size).
+ALPHA = 0.05
+
+
+class Primary(NamedTuple):
+    """One primary comparison: its difference with the 95 % interval, the same difference with the
+    family's corrected interval, and its Holm-adjusted p."""
+
+    difference: intervals.Difference
+    corrected: intervals.Difference
+    holm_p: float
+
+    @property
+    def resolved(self) -> bool:
+        return self.holm_p <= ALPHA
+
+    def said(self, scale: float = 1.0, digits: int = 3, unit: str = "") -> str:
+        """The difference (times ``scale``, in ``unit``) in words, for a page: "raised by 1.58 nats
+        (corrected interval +1.50 to +1.66)" when resolved, else "changed by +0.02 nats, not resolved
+        (corrected interval ...)"."""
+        d, c, unit = self.difference, self.corrected, f" {unit}" if unit else ""
+        corrected = f"corrected interval {scale * c.low:+.{digits}f} to {scale * c.high:+.{digits}f}"
+        if not self.resolved:
+            return f"changed by {scale * d.mean:+.{digits}f}{unit}, not resolved ({corrected})"
+        way = "raised" if d.mean > 0 else "lowered"
+        return f"{way} by {scale * abs(d.mean):.{digits}f}{unit} ({corrected})"
+
+
+def primary(stored: dict, *, draws: int = intervals.DRAWS, seed: int = 0) -> dict[tuple[str, str], Primary]:
     """Per (comparison, measure) of :data:`PRIMARY` x :data:`MEASURES`: the difference (cell minus against,
-    :func:`~geron_lib.studies.intervals.difference` over seeds and examples) and its Holm-adjusted p."""
-    found = {(name, m): intervals.difference(per_example(stored, cell, m), per_example(stored, base, m),
-                                             seed=seed)
-             for name, cell, base in PRIMARY for m in MEASURES}
-    adjusted = intervals.holm({k: d.p for k, d in found.items()})
-    return {k: (d, adjusted[k]) for k, d in found.items()}
+    :func:`~geron_lib.studies.intervals.difference` over seeds and examples) at 95 % and at the family's
+    corrected level, and its Holm-adjusted p."""
+    m = len(PRIMARY) * len(MEASURES)
+    found = {}
+    for name, cell, base in PRIMARY:
+        for measure in MEASURES:
+            a, b = per_example(stored, cell, measure), per_example(stored, base, measure)
+            found[name, measure] = (intervals.difference(a, b, draws=draws, seed=seed),
+                                    intervals.difference(a, b, confidence=1 - ALPHA / m, draws=draws,
+                                                         seed=seed))
+    adjusted = intervals.holm({k: d.p for k, (d, _) in found.items()})
+    return {k: Primary(d, c, adjusted[k]) for k, (d, c) in found.items()}
+
+
+def curves(stored: dict, cell: Cell) -> tuple[np.ndarray, np.ndarray]:
+    """(training tokens read at each evaluation, (seeds, evaluations) held-out losses): ``cell``'s learning
+    curves; a step reads train_tokens x epochs / steps_per_run tokens."""
+    runs = _runs(stored, cell)
+    d = stored["data"]
+    per_step = d["train_tokens"] * stored["grid"]["base"]["epochs"] / d["steps_per_run"]
+    return (np.array(runs[0]["held_out_step"], dtype=np.float64) * per_step,
+            np.array([r["held_out_loss"] for r in runs], dtype=np.float64))
 
 
 def reads_context(stored: dict, cell: Cell) -> dict[str, float]:
     """How far ``cell``'s runs got: the mean final held-out loss, its distance below the unigram loss, and
     what real context gains over shuffled rows (the mean of shuffled minus real)."""
-    runs = [r for r in stored["runs"] if _cell(r) == cell]
-    if not runs:
-        raise ValueError(f"the stored grid has no run of {tuple(cell)}")
+    runs = _runs(stored, cell)
     final = float(np.mean([r["held_out_loss"][-1] for r in runs]))
     shuffled = float(np.mean([r["held_out_loss_shuffled"] for r in runs]))
     return {"final_loss": final, "below_unigram": stored["data"]["unigram_loss"] - final,
             "context_gain": shuffled - final, "seeds": len(runs)}
+
+
+def per_seed(stored: dict, cell: Cell, key: str) -> np.ndarray:
+    """(seeds,): ``key`` of every stored pretraining run of ``cell`` (a list's last entry: the final held-out
+    loss for ``"held_out_loss"``), seed by seed."""
+    runs = _runs(stored, cell)
+    if key not in runs[0]:
+        raise ValueError(f"key must be a stored measure of a run, one of {sorted(runs[0])}, got {key!r}")
+    return np.array([r[key][-1] if isinstance(r[key], list) else r[key] for r in runs], dtype=np.float64)
+
+
+def accuracies(stored: dict, cell: Cell, task: str, *, pretrained: bool = True) -> np.ndarray:
+    """(seeds,): ``cell``'s test accuracy on ``task`` after fine-tuning, seed by seed (``pretrained=False``:
+    the same model fine-tuned from its random initialisation)."""
+    return per_example(stored, cell, task, pretrained=pretrained).mean(axis=1)
+
+
+def layer_jumps(stored: dict, cell: Cell) -> np.ndarray:
+    """(seeds, 1): how unevenly ``cell``'s layers move their input, seed by seed (Figure 1 of the ALBERT
+    paper reads it as smoothness: a smaller jump is smoother)
+
+        jump = mean over l of | d_(l+1) - d_l |,   d_l = || X_l - X_(l-1) ||   (the stored movement_distance)
+    """
+    d = np.array([r["movement_distance"] for r in _runs(stored, cell)], dtype=np.float64)  # (seeds, L)
+    return np.abs(np.diff(d, axis=1)).mean(axis=1, keepdims=True)

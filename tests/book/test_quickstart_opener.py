@@ -18,7 +18,7 @@ QUICKSTART = nbformat.read(BOOK / "00_quickstart.ipynb", as_version=4)
 IDS = [c.get("id") for c in QUICKSTART.cells]
 NUMBERS, OPENER = (QUICKSTART.cells[IDS.index(i)] for i in ("quickstart-why-numbers", "quickstart-why"))
 CHAPTERS = {"01_factorised_embeddings", "02_cross_layer_sharing", "03_output_projection",
-            "04_dynamic_masking", "05_albert_tradeoffs"}
+            "04_dynamic_masking", "05_albert_tradeoffs", "06_savings_in_training"}
 LINK = re.compile(r"\[[^\]]+\]\(([\w]+)\.ipynb\)")  # [Chapter title](notebook.ipynb)
 # What chapter 5 trains and the experiments store: the opening quotes none of it
 TRAINED = tuple(f"geron_lib.studies.{m}" for m in ("tradeoffs", "finetuning", "dynamic_masking", "hf_gap",

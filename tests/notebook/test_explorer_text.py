@@ -15,7 +15,6 @@ from geron_lib.notebook.widgets.budget import budget_explorer
 from geron_lib.notebook.widgets.embeddings import embedding_explorer
 from geron_lib.notebook.widgets.masking import masking_explorer
 from geron_lib.notebook.widgets.sharing import DEPTHS, SHARING, TIMING_CONFIG, sharing_explorer
-from geron_lib.studies.tradeoffs import load_stored
 
 # made-up times of the shape measure_timings() returns: the notebook measures them, which a text check
 # does not need
@@ -28,8 +27,7 @@ BOOK = {
                                      dict(L=[1, 24], sharing=["all", "none"])),
     "03 heads_explorer(H=768, h=12)": (lambda: heads_explorer(H=768, h=12), dict(H=[384, 1536], h=[1, 16])),
     "04 masking_explorer()": (masking_explorer, dict(epoch=[1, 8], mask_prob=[0.15, 0.5])),
-    "05 budget_explorer(stored)": (lambda: budget_explorer(load_stored()),
-                                   dict(E=[128, 768], sharing=["none", "all"], L=[12, 24])),
+    "05 budget_explorer()": (budget_explorer, dict(E=[128, 768], sharing=["none", "all"], L=[12, 24])),
 }
 
 

@@ -9,6 +9,7 @@ from geron_lib.costs.params import count_parameters
 from geron_lib.model.mlm import MASKED, NOT_SELECTED, MaskedBatch, MaskedLM
 from geron_lib.pretraining.train import evaluate
 from geron_lib.studies import context_grid as cg
+from geron_lib.studies import intervals
 from geron_lib.studies import tradeoffs as tx
 
 GRID = cg.Grid()
@@ -135,13 +136,31 @@ def _stored(effects: dict, k=5, n=300, seed=0):
 
 def test_the_primary_family_finds_a_planted_cost_and_corrects_for_six_tests():
     stored = _stored({cg.Cell(16, "none", 64): 0.5})
-    found = cg.primary(stored)
+    found = cg.primary(stored, draws=2_000)
     assert set(found) == {(name, m) for name, _, _ in cg.PRIMARY for m in cg.MEASURES}
-    d, p_holm = found[("factorisation at E = 16", "held_out_loss")]
-    assert d.excludes_zero and d.low > 0.3 and p_holm < 0.05
-    d, p_holm = found[("sharing at E = H", "held_out_loss")]
-    assert p_holm >= d.p and (not d.excludes_zero or p_holm > d.p)
-    assert all(p_holm >= d.p for d, p_holm in found.values())
+    planted = found[("factorisation at E = 16", "held_out_loss")]
+    assert planted.resolved and planted.difference.low > 0.3 and planted.holm_p < 0.05
+    for f in found.values():
+        # Holm never lowers a p; the corrected interval holds the 95 % one, about the same mean
+        assert f.holm_p >= f.difference.p
+        assert f.corrected.low <= f.difference.low and f.corrected.high >= f.difference.high
+        assert f.corrected.mean == f.difference.mean
+        assert f.corrected.confidence == pytest.approx(1 - 0.05 / 6)
+    # no planted effect: none of the other five is resolved at this size of effect (0)
+    assert sum(f.resolved for f in found.values()) == 1
+
+
+def test_curves_are_the_stored_losses_against_token_positions():
+    stored = _stored({})
+    stored["grid"] = {"base": {"epochs": 12}}
+    stored["data"].update(train_tokens=1000, steps_per_run=400)
+    for r in stored["runs"]:
+        r["held_out_step"] = [100, 400]
+    tokens, losses = cg.curves(stored, cg.Cell(16, "all", 64))
+    assert tokens.tolist() == [3000, 12000]  # 12 epochs of 1,000 tokens in 400 steps
+    assert losses.shape == (5, 2) and (losses[:, 0] == 6.0).all()
+    with pytest.raises(ValueError, match="no run"):
+        cg.curves(stored, cg.Cell(8, "none", 64))
 
 
 def test_reads_context_reports_how_far_a_cell_got():
@@ -152,3 +171,24 @@ def test_reads_context_reports_how_far_a_cell_got():
     assert got["below_unigram"] == pytest.approx(6.352 - got["final_loss"])
     with pytest.raises(ValueError, match="no run"):
         cg.reads_context(stored, cg.Cell(8, "none", 64))
+
+
+def test_layer_jumps_average_the_change_of_movement_from_layer_to_layer():
+    stored = _stored({})
+    cell = cg.Cell(64, "all", 64)
+    for r in stored["runs"]:
+        r["movement_distance"] = [1.0, 3.0, 2.0, 2.0 + r["seed"]]  # jumps 2, 1 and seed
+    got = cg.layer_jumps(stored, cell)
+    assert got.shape == (5, 1)
+    assert got[:, 0] == pytest.approx([(2 + 1 + s) / 3 for s in range(5)])
+    with pytest.raises(ValueError, match="no run"):
+        cg.layer_jumps(stored, cg.Cell(8, "none", 64))
+
+
+def test_a_primary_comparison_says_resolved_only_when_holm_allows():
+    d = intervals.Difference(1.5, 1.2, 1.8, 0.001, 0.5, True, 0.95)
+    c = intervals.Difference(1.5, 1.0, 2.0, 0.001, 0.5, True, 1 - 0.05 / 6)
+    assert cg.Primary(d, c, 0.006).said(1, 2, "nats") == (
+        "raised by 1.50 nats (corrected interval +1.00 to +2.00)")
+    assert cg.Primary(d, c, 0.2).said(100, 0) == (
+        "changed by +150, not resolved (corrected interval +100 to +200)")

@@ -7,55 +7,54 @@ import numpy as np
 from ...config import SHARING, EncoderConfig
 from ...costs.flops import approximate_flops_per_token, flops_per_token
 from ...costs.training_memory import training_memory
-from ...studies.tradeoffs import load_stored, spread
+from ...studies import context_grid as cg
 from ...validate import check_choice, check_int
 from . import Feedback, close, exact_number, grade_number, preset_config, shown
 
 
 def saving_costs(result: dict) -> dict[str, float]:
-    """cost = L_saving - L_none: what each saving gave up in held-out loss.
+    """cost = L_saving - L_none: what each saving gave up in held-out loss, at the narrow width H.
 
-    From the stored grid (mean over seeds, after the last epoch): "factorising",
-    narrowing E from the grid's largest to its smallest, not shared; "sharing",
-    sharing all layers at the largest E; "spread", the median over the grid's
-    cells of the lowest-to-highest seed range, the yardstick for both.
+    From a stored context grid (the mean over seeds of each run's final held-out loss): "factorising",
+    the smallest E against E = H, not shared; "sharing", all shared against not shared at E = H;
+    "spread", the median over those three cells of the lowest-to-highest seed range, the yardstick for
+    both.
     """
-    loss = spread(result)
-    if not any(s == "none" for _, s in loss):
-        raise ValueError(f"result has no not-shared runs; it has the cells {sorted(loss)}")
-    E_small = min(E for E, s in loss if s == "none")
-    E_big = max(E for E, s in loss if s == "none")
-    if (E_big, "all") not in loss or E_small == E_big:
-        raise ValueError("result must hold not-shared runs at two widths E and all-shared runs at "
-                         f"the largest; it has the cells {sorted(loss)}")
-    none = loss[(E_big, "none")][0]
-    return {"factorising": loss[(E_small, "none")][0] - none,
-            "sharing": loss[(E_big, "all")][0] - none,
-            "spread": float(np.median([hi - lo for _, lo, hi in loss.values()]))}
+    if not (isinstance(result, dict) and isinstance(result.get("grid"), dict)
+            and isinstance(result["grid"].get("embedding_sizes"), list)
+            and isinstance(result.get("runs"), list)):
+        raise TypeError("result must be a grid stored by scripts/context_grid.py (a dict with 'grid' and "
+                        f"'runs'), got {shown(result)}")
+    grid = cg.Grid(embedding_sizes=tuple(result["grid"]["embedding_sizes"]))
+    H, E_small = grid.narrow, min(grid.embedding_sizes)
+    cells = {"none": cg.Cell(H, "none", H), "factorising": cg.Cell(E_small, "none", H),
+             "sharing": cg.Cell(H, "all", H)}
+    loss = {k: cg.per_seed(result, c, "held_out_loss") for k, c in cells.items()}
+    return {"factorising": float(loss["factorising"].mean() - loss["none"].mean()),
+            "sharing": float(loss["sharing"].mean() - loss["none"].mean()),
+            "spread": float(np.median([v.max() - v.min() for v in loss.values()]))}
 
 
 def check_costlier_saving(answer, result: dict | None = None) -> Feedback:
     """Is ``answer`` the saving ("factorising" or "sharing") that cost the miniatures more held-out loss
-    in the stored grid (``result``; the one shipped with the library when None)?"""
-    costs = saving_costs(load_stored() if result is None else result)
+    in the stored context grid (``result``; the one shipped with the library when None)?"""
+    costs = saving_costs(cg.load_stored() if result is None else result)
     choices = ("factorising", "sharing")
     if not isinstance(answer, str) or answer not in choices:
         return Feedback(False, f"the answer should be one of {list(choices)}; got {shown(answer)}.")
     expected = max(choices, key=costs.get)
     other = min(choices, key=costs.get)
-    measured = (f"factorising (E from largest to smallest, not shared) "
-             f"{costs['factorising']:+.3f} nats, sharing all layers at the largest E "
-             f"{costs['sharing']:+.3f} nats; the typical seed spread of one cell is "
-             f"{costs['spread']:.3f}")
+    measured = (f"factorising (the smallest E against E = H, not shared) {costs['factorising']:+.3f} nats, "
+                f"sharing all layers at E = H {costs['sharing']:+.3f} nats; the typical seed spread of one "
+                f"cell is {costs['spread']:.3f}")
     within = abs(costs[other]) <= costs["spread"]
     if answer == expected:
         verdict = (f" {other.capitalize()} cost no more than the seed spread: not a measurable cost."
                    if within else "")
         return Feedback(True, f"{expected!r} cost more: {measured}.{verdict}")
     return Feedback(False, f"{answer!r} cost less here: {measured}. Compare each difference with the seed "
-                           "spread before you compare them with each other: look at spread(result) "
-                           "for the not-shared cells at the smallest and largest E and the all-shared "
-                           "cell at the largest.")
+                           "spread before you compare them with each other: look at each cell's final "
+                           "held-out loss, seed by seed (context_grid.per_seed).")
 
 
 def _albert(preset: str, sharing: str) -> EncoderConfig:

@@ -1,13 +1,11 @@
 """The budget explorer: choose E, the sharing mode, L and H of an ALBERT-style encoder and see, against its
 BERT-style twin (the same L and H, E = H, nothing shared), what it stores (parameters), what a training step
 holds in memory (weights, gradients and Adam moments; activations) and computes (training FLOPs per token,
-exact and by the rule of thumb); beside it, the measured held-out loss of the nearest run of the stored
-trade-off grid (:mod:`geron_lib.studies.tradeoffs`)."""
+exact and by the rule of thumb)."""
 
 from __future__ import annotations
 
 import functools
-import math
 
 import ipywidgets as widgets
 import numpy as np
@@ -17,7 +15,6 @@ from ...config import PRESETS, SHARING, EncoderConfig
 from ...costs.flops import approximate_flops_per_token, flops_per_token
 from ...costs.params import count_parameters
 from ...costs.training_memory import training_memory
-from ...studies.tradeoffs import load_stored, nearest_cell, spread
 from ...validate import check_choice, check_int
 from ..diagrams.canvas import SMALL
 from ..explorer import Explorer
@@ -56,17 +53,14 @@ def _costs(config: EncoderConfig) -> dict:
             "rule_of_thumb": approximate_flops_per_token(config, SEQ_LEN, training=True)}
 
 
-def budget_numbers(E: int, sharing: str, L: int, H: int, result: dict) -> dict:
+def budget_numbers(E: int, sharing: str, L: int, H: int) -> dict:
     """Every number the explorer shows for one setting (E above H is taken as H): the model's costs and its
     twin's (see :data:`ROWS`; bytes for a training step of B = 8 sequences of T = 512 tokens, 77 predicted,
-    float32), and the nearest cell of the stored grid ``result`` with its held-out loss over seeds."""
+    float32)."""
     E = min(E, H)
     config = budget_config(E, sharing, L, H)
     twin = budget_config(H, "none", L, H)
-    cell = nearest_cell(result, E / H, sharing)
-    mean, low, high = spread(result)[cell]
-    return {"E": E, "sharing": sharing, "L": L, "H": H, "model": _costs(config), "twin": _costs(twin),
-            "cell": cell, "loss": mean, "loss_low": low, "loss_high": high}
+    return {"E": E, "sharing": sharing, "L": L, "H": H, "model": _costs(config), "twin": _costs(twin)}
 
 
 def _size(value: float, unit: str) -> str:
@@ -83,14 +77,13 @@ def _size(value: float, unit: str) -> str:
 
 
 UNITS = {"parameters": "", "parameter_bytes": "B", "activations": "B", "flops": "", "rule_of_thumb": ""}
-HEIGHT = 5.4  # inches: the panels and, above them, titles of three lines
+HEIGHT = 4.2  # inches: the bars and, above them, a title of two lines
 
 
-def _draw_axes(fig, result):
+def _draw_axes(fig):
     fixed_layout(fig)
-    left, right = fig.subplots(1, 2, width_ratios=(1.1, 1),
-                               gridspec_kw=dict(left=0.19, right=0.98, bottom=0.65 / HEIGHT,
-                                               top=1 - 0.95 / HEIGHT, wspace=0.35))
+    left = fig.subplots(1, 1, gridspec_kw=dict(left=0.19, right=0.98, bottom=0.65 / HEIGHT,
+                                               top=1 - 0.95 / HEIGHT))
     y = np.arange(len(ROWS))[::-1]
     left.barh(y, np.ones(len(ROWS)), height=0.6, color=PALETTE[5])
     left.axvline(1, color=PALETTE[0], ls="--", lw=1)
@@ -100,28 +93,12 @@ def _draw_axes(fig, result):
     left.set_xlabel("this model / BERT-style twin (dashed: 1)")
     left.set_xlim(0, 1.6)
     left.xaxis.set_major_locator(MaxNLocator(5))
-    # the stored grid: every cell's mean loss over seeds (range: lowest to highest seed), by sharing mode
-    loss, params = spread(result), spread(result, "parameters")
-    for mode in SHARING:
-        cells = sorted(c for c in loss if c[1] == mode)
-        x = [params[c][0] / 1e3 for c in cells]
-        m = [loss[c][0] for c in cells]
-        err = [[loss[c][0] - loss[c][1] for c in cells], [loss[c][2] - loss[c][0] for c in cells]]
-        right.errorbar(x, m, yerr=err, fmt="o", ms=4, color=COLOURS[mode], alpha=0.45, label=mode)
-    right.plot([], [], "o", ms=11, mfc="none", mec=PALETTE[0], mew=2)
-    right.set(xlabel="parameters (thousands)", ylabel="held-out MLM loss (nats)")
-    right.legend(title="sharing", loc="upper right")
-    right.xaxis.set_major_locator(MaxNLocator(5))
-    right.yaxis.set_major_locator(MaxNLocator(5))
-    s = result["setup"]
-    right.text(0.02, 0.03, f"stored grid: H {s['hidden_size']}, L {s['num_hidden_layers']},\nV "
-               f"{s['vocab_size']}, {len(s['seeds'])} seeds", transform=right.transAxes, fontsize=SMALL)
-    return left, right
+    return left
 
 
-def _plot(fig, result, E, sharing, L, H) -> dict:
-    d = budget_numbers(E, sharing, L, H, result)
-    left, right = fig.axes if fig.axes else _draw_axes(fig, result)
+def _plot(fig, E, sharing, L, H) -> dict:
+    d = budget_numbers(E, sharing, L, H)
+    left = fig.axes[0] if fig.axes else _draw_axes(fig)
     model, twin = d["model"], d["twin"]
     ratios = [model[key] / twin[key] for key, _ in ROWS]
     for bar, text, (key, _), ratio in zip(left.patches, left.texts, ROWS, ratios, strict=True):
@@ -130,29 +107,19 @@ def _plot(fig, result, E, sharing, L, H) -> dict:
         text.set_x(ratio + 0.03)
         text.set_text(f"{_size(model[key], UNITS[key])} / {_size(twin[key], UNITS[key])}")
     left.set_xlim(0, max(2.0, max(ratios) + 1))  # room for the numbers right of the bars
-    left.set_title(f"E = {d['E']}, H = {H}, L = {L}, sharing {sharing!r}:\n{_size(model['parameters'], '')} "
-                   f"parameters; a training step of B = {BATCH}\nx T = {SEQ_LEN} ({MASKED} predicted), "
+    left.set_title(f"E = {d['E']}, H = {H}, L = {L}, sharing {sharing!r}: {_size(model['parameters'], '')} "
+                   f"parameters;\na training step of B = {BATCH} x T = {SEQ_LEN} ({MASKED} predicted), "
                    f"float32: {_size(model['memory'], 'B')}", fontsize=SMALL)
-    cell_E, cell_sharing = d["cell"]
-    marker = right.lines[-1]
-    marker.set_data([spread(result, "parameters")[d["cell"]][0] / 1e3], [d["loss"]])
-    right.set_title(f"nearest trained run (same sharing,\nclosest E/H): E = {cell_E}, {cell_sharing}\n"
-                    f"loss {d['loss']:.3f} nats (perplexity {math.exp(d['loss']):,.0f})",
-                    fontsize=SMALL)
     return d
 
 
-def budget_explorer(result: dict | None = None, *, E: int = 128, sharing: str = "all", L: int = 12,
-                    H: int = 768) -> Explorer:
-    """Sliders for E, L and H and a sharing-mode choice; ``result`` is the stored grid (the one
-    shipped with the library when None). The plotted numbers are in ``.data`` (see
+def budget_explorer(*, E: int = 128, sharing: str = "all", L: int = 12, H: int = 768) -> Explorer:
+    """Sliders for E, L and H and a sharing-mode choice. The plotted numbers are in ``.data`` (see
     :func:`budget_numbers`)."""
     for name, value, options in (("E", E, EMBEDDING_SIZES), ("L", L, DEPTHS), ("H", H, HIDDEN_SIZES)):
         if check_int(name, value, minimum=1) not in options:
             raise ValueError(f"{name} must be one of the slider's values {options}, got {value}")
     check_choice("sharing", sharing, SHARING)
-    result = load_stored() if result is None else result
-    nearest_cell(result, 1.0, sharing)  # checks the grid
     style = {"description_width": "initial"}
     controls = {
         "E": widgets.SelectionSlider(options=EMBEDDING_SIZES, value=E, description="E (embedding)",
@@ -162,12 +129,7 @@ def budget_explorer(result: dict | None = None, *, E: int = 128, sharing: str = 
         "H": widgets.SelectionSlider(options=HIDDEN_SIZES, value=H, description="H (hidden)", style=style),
     }
 
-    def plot(fig, E, sharing, L, H):
-        return _plot(fig, result, E, sharing, L, H)
-
-    return Explorer(controls, plot, width=WIDTH, height=HEIGHT,
-                    alt="Left: five horizontal bars, each this model's parameters, parameter memory, "
+    return Explorer(controls, _plot, width=WIDTH, height=HEIGHT,
+                    alt="Five horizontal bars, each this model's parameters, parameter memory, "
                         "activation memory, exact training FLOPs per token and the rule-of-thumb FLOPs as a "
-                        "fraction of its BERT-style twin (same L and H, E = H, nothing shared). Right: the "
-                        "held-out loss against parameters of every trained miniature, with the nearest run "
-                        "ringed")
+                        "fraction of its BERT-style twin (same L and H, E = H, nothing shared)")
