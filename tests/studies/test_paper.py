@@ -200,6 +200,21 @@ def test_what_the_paper_says_of_its_tables():
     assert all(rows[(E, "ffn")] < rows[(E, "attention")] for E in (128, 768))
 
 
+def test_what_section_4_4_says_of_table_3():
+    # "Under the non-shared condition (BERT-style), larger embedding sizes give better performance, but
+    # not by much. Under the all-shared condition (ALBERT-style), an embedding of size 128 appears to be
+    # the best."
+    rows = {(r.config.sharing, r.config.E): r.average for r in TABLE_3_SCORES}
+    widths = sorted({E for _, E in rows})
+    not_shared = [rows["none", E] for E in widths]
+    assert widths == [64, 128, 256, 768]
+    assert all(a < b for a, b in zip(not_shared, not_shared[1:], strict=False))
+    assert round(not_shared[-1] - not_shared[0], 1) == 1.0
+    assert max(widths, key=lambda E: rows["all", E]) == 128
+    # "we use an embedding size E = 128 in all future settings": every ALBERT model of Table 1
+    assert {r.config.E for r in TABLE_1 if r.model.startswith("ALBERT")} == {128}
+
+
 @pytest.mark.parametrize("call, error, match", [
     (lambda: Accounting(pooler=1), TypeError, "pooler"),
     (lambda: Accounting(projection="sometimes"), ValueError, "projection"),
