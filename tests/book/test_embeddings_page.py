@@ -13,7 +13,7 @@ from page_cells import run_cells
 from geron_lib import PRESETS, EncoderConfig, count_parameters
 from geron_lib.costs.flops import count_flops
 from geron_lib.model.mlm import MaskedLM
-from geron_lib.studies import tradeoffs as tx
+from geron_lib.studies import context_grid as cg
 from geron_lib.studies.context_grid import Grid
 from geron_lib.studies.paper import PLAIN, TABLE_1, TABLE_3, TABLE_3_SCORES, TABLE_4_SCORES, Accounting
 from geron_lib.studies.trained_attention import CELL, SEED, load_miniature
@@ -60,10 +60,12 @@ def test_the_tables_are_the_shipped_miniatures_and_the_start_its_run_drew(miniat
     start = MaskedLM(encoder.config, seed=SEED, dtype=encoder.dtype).encoder.embeddings["word"]
     assert np.array_equal(miniature["mini_tables"]["before training"], start)
     assert not np.allclose(miniature["trained"], start)
-    # and the stored run of that cell and seed, when the first grid holds it, started from that spectrum
-    # (stored to 3 decimals)
+    # and the context grid's run of that cell and seed, trained from the same start, stored its spectrum
+    # (to 3 decimals)
     E, sharing = CELL
-    runs = [r for r in tx.load_stored()["runs"] if (r["E"], r["sharing"], r["seed"]) == (E, sharing, SEED)]
+    runs = [r for r in cg.load_stored()["runs"]
+            if (r["E"], r["sharing"], r["H"], r["seed"]) == (E, sharing, encoder.config.hidden_size, SEED)]
+    assert runs
     for run in runs:
         assert np.allclose(run["singular_values_initial"], spectrum(start), rtol=0, atol=5.01e-4)
 
