@@ -9,8 +9,9 @@ shows it.
 import ast
 import re
 
+import nbformat
 import pytest
-from book_site.pages import ROOT
+from book_site.pages import ROOT, notebook_pages, source
 from listing_lines import find, listings, measure
 
 #: What counts as an equation in a docstring's first line: an equals sign, an update arrow, an approximation.
@@ -60,3 +61,15 @@ def test_every_listing_is_the_algorithm(page, path, name):
     listing = measure(path, name)
     assert listing.checks <= 2, f"{path}:{name} (shown in {page}) has {listing.checks} check lines"
     assert not listing.speed, f"{path}:{name} (shown in {page}) uses {listing.speed}"
+
+
+@pytest.mark.parametrize("docname", notebook_pages())
+def test_every_shown_cell_and_code_block_fits_the_column(docname):
+    nb = nbformat.read(source(docname), as_version=4)
+    hidden = {"remove-input", "remove-cell"}
+    shown = [c.source for c in nb.cells
+             if c.cell_type == "code" and not hidden & set(c.metadata.get("tags", []))]
+    shown += [block for c in nb.cells if c.cell_type == "markdown"
+              for block in re.findall(r"```python\n(.*?)```", c.source, re.S)]
+    wide = [line for text in shown for line in text.splitlines() if len(line) > COLUMN]
+    assert not wide, f"{docname}: code lines wider than {COLUMN} characters: {wide}"
