@@ -519,6 +519,12 @@ def load_written(text: str, script="scripts/x.py"):
 
 @pytest.mark.parametrize(("entry", "error", "names"), [
     case("hf_gap.load_stored", "path an int", call(hf_gap.load_stored, 5), TypeError, ("path",)),
+    case("hf_gap.load_data_parallel", "no such file", call(hf_gap.load_data_parallel, "no/such/run.json"),
+         FileNotFoundError, ("no/such/run.json", "scripts/data_parallel.py")),
+    case("hf_gap.decomposition", "a run missing", call(hf_gap.decomposition, {"numpy": [1.0, 2.0]}),
+         TypeError, ("held_out", "PyTorch")),
+    case("hf_gap.decomposition", "one seed", call(hf_gap.decomposition, hf_gap.load_stored()["held_out"], 1),
+         ValueError, ("seeds", "at least 2")),
     case("context_grid.load_stored", "path None", call(context_grid.load_stored, None), TypeError, ("path",)),
     case("stored.load", "path bytes", call(stored.load, b"results.json", "scripts/x.py"), TypeError,
          ("path",)),
