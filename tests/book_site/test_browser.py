@@ -4,13 +4,16 @@ screenshot of every page (light and dark theme) lands in _build/screenshots/ for
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import xml.etree.ElementTree as ET
 from urllib.parse import quote
 
 import ipywidgets as widgets
+import numpy as np
 import pytest
+from PIL import Image
 
 from geron_lib.notebook.explorer import Explorer
 
@@ -28,12 +31,16 @@ from .pages import (
 
 PAGES = toc_pages()
 
-# The state of one scrubber: which frames are displayed, the frame index it reports, its value labels.
+# The state of one scrubber: which sheets are displayed, the frame index it reports, which frame of the shown
+# sheet lies in its box (the box's top below the sheet's, in frame heights), the alt text, its value labels.
 SCRUBBER_STATE = """root => {
-  const frames = [...root.querySelectorAll('.geron-scrub-frame')];
-  const shown = frames.filter(f => getComputedStyle(f).display !== 'none');
-  return {shown: shown.map(f => frames.indexOf(f)), frame: Number(root.dataset.frame),
-          src: shown.length ? shown[0].src : null,
+  const sheets = [...root.querySelectorAll('.geron-scrub-sheet')];
+  const shown = sheets.filter(s => getComputedStyle(s).display !== 'none');
+  const box = root.querySelector('.geron-scrub-view').getBoundingClientRect();
+  return {shown: shown.map(s => sheets.indexOf(s)), frame: Number(root.dataset.frame),
+          per: Number(root.dataset.perSheet),
+          offset: shown.length ? (box.top - shown[0].getBoundingClientRect().top) / box.height : null,
+          alt: shown.length ? shown[0].alt : null,
           labels: [...root.querySelectorAll('output')].map(o => o.textContent)};
 }"""
 
@@ -61,32 +68,42 @@ def test_page_loads_with_no_error_and_nothing_from_other_hosts(visit, docname):
     assert not v.problems, "\n".join(v.problems)
 
 
+def _check_shown(state: dict) -> None:
+    """Exactly the sheet holding the reported frame is displayed, with that frame in the box."""
+    sheet, k = divmod(state["frame"], state["per"])
+    assert state["shown"] == [sheet], f"frame {state['frame']} is in sheet {sheet}, shown: {state['shown']}"
+    assert state["offset"] == pytest.approx(k, abs=0.01), f"the box shows the sheet's frame {state['offset']}"
+
+
 def _slide_through_every_value(page, root) -> None:
     """Move each slider of one scrubber with the keyboard, as a reader would, from its first value to its
-    last: every step must display exactly one frame, a different picture, and the new value."""
+    last: every step must display exactly the reported frame, a different picture, the new value and an alt
+    text that names it."""
     sliders = root.locator("input[type=range]")
+    box = root.locator(".geron-scrub-view")
     assert sliders.count() >= 1
     for k in range(sliders.count()):
         slider = sliders.nth(k)
+        name = slider.get_attribute("aria-label")
         values = json.loads(slider.get_attribute("data-values"))
         assert len(values) >= 2, "a slider with a single value cannot change anything"
         slider.focus()
         page.keyboard.press("Home")
-        before = root.evaluate(SCRUBBER_STATE)
+        before, picture = root.evaluate(SCRUBBER_STATE), box.screenshot()
         assert before["labels"][k] == values[0]
         for value in values[1:]:
             page.keyboard.press("ArrowRight")
-            after = root.evaluate(SCRUBBER_STATE)
-            assert after["shown"] == [after["frame"]], "exactly the reported frame must be displayed"
-            assert after["frame"] != before["frame"] and after["src"] != before["src"], (
+            after, shown = root.evaluate(SCRUBBER_STATE), box.screenshot()
+            _check_shown(after)
+            assert after["frame"] != before["frame"] and shown != picture, (
                 f"moving slider {k} to {value} did not change the picture")
-            assert after["labels"][k] == value
-            assert root.locator(".geron-scrub-frame").nth(after["frame"]).is_visible()
-            before = after
+            assert after["labels"][k] == value and f"{name} = {value}" in after["alt"].split(", ")
+            before, picture = after, shown
 
 
 def test_a_geron_lib_scrubber_flips_frames_in_chromium(browser):
-    """The scrubber HTML that Explorer.scrubber writes, on its own (the book's pages are checked below)."""
+    """The scrubber HTML that Explorer.scrubber writes, on its own (the book's pages are checked below): at
+    its natural size, its box shows pixel for pixel the PNG the live widget draws at the sliders' setting."""
     def plot(fig, a, b):
         if not fig.axes:
             fig.subplots().plot([0, 1], [0, 0])
@@ -101,8 +118,14 @@ def test_a_geron_lib_scrubber_flips_frames_in_chromium(browser):
     page.on("pageerror", lambda error: errors.append(error))
     page.set_content(explorer.scrubber("demo", a=[1, 2, 3], b=[1, 2]).data)
     root = page.locator(".geron-scrubber")
-    assert root.evaluate(SCRUBBER_STATE)["frame"] == 2  # a = 2, b = 1: row-major index 1 * 2 + 0
+    state = root.evaluate(SCRUBBER_STATE)
+    assert state["frame"] == 2 and state["alt"] == "a line, a = 2, b = 1"  # row-major index 1 * 2 + 0
+    _check_shown(state)
     _slide_through_every_value(page, root)
+    shown = Image.open(io.BytesIO(root.locator(".geron-scrub-view").screenshot())).convert("RGBA")
+    explorer.set(a=3, b=2)  # where the sliders ended
+    drawn = Image.open(io.BytesIO(explorer.png())).convert("RGBA")
+    assert shown.size == drawn.size and np.array_equal(np.asarray(shown), np.asarray(drawn))
     page.close()
     assert not errors
 
