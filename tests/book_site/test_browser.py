@@ -1,6 +1,7 @@
 """The built book in a real browser: every page of the table of contents loads cleanly from 127.0.0.1 alone,
-scrubbers flip frames, solutions open, launch buttons point to the repository, search works, and a
-screenshot of every page (light and dark theme) lands in _build/screenshots/ for review."""
+scrubbers flip frames, each page with its images weighs at most PAGE_BUDGET, solutions open, launch buttons
+point to the repository, search works, and a screenshot of every page (light and dark theme) lands in
+_build/screenshots/ for review."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import io
 import json
 import re
 import xml.etree.ElementTree as ET
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlparse
 
 import ipywidgets as widgets
 import numpy as np
@@ -18,7 +19,9 @@ from PIL import Image
 from geron_lib.notebook.explorer import Explorer
 
 from .pages import (
+    HTML,
     SCREENSHOTS,
+    html_path,
     launch_urls,
     notebook,
     notebook_pages,
@@ -137,6 +140,53 @@ def test_every_scrubber_slider_changes_the_displayed_frame(visit, docname):
     assert scrubbers.count() == scrubber_count(docname), "a scrubber of the notebook is missing from the page"
     for s in range(scrubbers.count()):
         _slide_through_every_value(v.page, scrubbers.nth(s))
+    assert not v.problems, "\n".join(v.problems)
+
+
+#: The most a page may weigh in bytes: its HTML document (inline images included) and the image files it
+#: loads from the book. The theme's files under _static/ (style sheets, scripts, fonts, the launch buttons'
+#: logos) are shared by every page and cached after the first, so they are left out.
+PAGE_BUDGET = 1_500_000
+# Chromium's Resource Timing for the page: the HTML document's body as received (data: images are inside
+# it), each image file an <img> of the page loaded from outside _static/, the addresses of every such <img>
+# (so that one the browser did not load, a lazy one, cannot go uncounted) and the inline images' share.
+PAGE_WEIGHT = """() => {
+  const book = url => !url.startsWith('data:') && !new URL(url).pathname.includes('/_static/');
+  const loaded = performance.getEntriesByType('resource')
+    .filter(r => r.initiatorType === 'img' && book(r.name));
+  const images = [...document.images];
+  return {html: performance.getEntriesByType('navigation')[0].encodedBodySize,
+          files: Object.fromEntries(loaded.map(r => [r.name, r.encodedBodySize])),
+          shown: images.map(i => i.currentSrc || i.src).filter(s => s && book(s)),
+          inline: images.filter(i => i.src.startsWith('data:')).reduce((n, i) => n + i.src.length, 0)};
+}"""
+
+
+def _served_file(url: str):
+    return HTML / unquote(urlparse(url).path).lstrip("/")
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_every_page_with_its_images_weighs_at_most_the_budget(visit, docname):
+    """What the browser loads for the page, measured in Chromium by Resource Timing: the encodedBodySize of
+    the navigation (the HTML, its data: images inside it) plus that of every image file its <img> elements
+    loaded from the book (outside _static/), at most PAGE_BUDGET bytes. The test server sends each file
+    as it is on disk, uncompressed, so these are the files' sizes, the same on every run: checked, file by
+    file, so that a header or a cache cannot change the sum."""
+    v = visit(_page(docname))
+    weight = v.page.evaluate(PAGE_WEIGHT)
+    assert weight["html"] == html_path(docname).stat().st_size, "the browser did not get the HTML file whole"
+    uncounted = sorted(set(weight["shown"]) - set(weight["files"]))
+    assert not uncounted, f"images of the page that the browser did not load: {uncounted}"
+    for url, size in weight["files"].items():
+        assert size == _served_file(url).stat().st_size, f"{url}: {size:,} bytes received, not the file's"
+    total = weight["html"] + sum(weight["files"].values())
+    heaviest = sorted(weight["files"].items(), key=lambda item: -item[1])[:3]
+    assert total <= PAGE_BUDGET, (
+        f"{docname} weighs {total:,} bytes, over PAGE_BUDGET = {PAGE_BUDGET:,}: HTML {weight['html']:,} "
+        f"(inline images {weight['inline']:,}), {len(weight['files'])} image files "
+        f"{sum(weight['files'].values()):,}; heaviest files: "
+        + ", ".join(f"{urlparse(url).path.rsplit('/', 1)[-1]} {size:,}" for url, size in heaviest))
     assert not v.problems, "\n".join(v.problems)
 
 
