@@ -1,6 +1,11 @@
 """Sliders driving a figure: live with ipywidgets in Jupyter, and a scrubber of pre-drawn frames that
 works in the static HTML book without a kernel (inline HTML and JavaScript, nothing fetched).
 
+The scrubber's frames are stacked into a few tall sheets, each one lossless WebP image: WebP's
+lossless coder refers back up to a million pixels, further than a frame, so a frame costs little more
+than what it changes from the frames above it, several times less than a PNG of its own. The page shows
+one frame of a sheet at a time, the others cut off by the box around it.
+
 The live figure is an ``ipywidgets.Image`` whose PNG each slider move replaces, never an ``Output``
 widget that the figure is displayed into: nbclient (the book build, nbval, the assignment tests) stands in
 for a front end's Output widget by sending a comm message on the shell channel for every output the widget
@@ -15,6 +20,7 @@ import html
 import io
 import itertools
 import json
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -23,6 +29,7 @@ import ipywidgets as widgets
 import matplotlib as mpl
 from IPython.display import HTML
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from PIL import Image
 
 from .diagrams.canvas import SMALL
 from .plots import new_figure
@@ -31,6 +38,12 @@ from .plots import new_figure
 PNG_DPI = 80
 #: Every text's default size (tick labels, axis labels, legends): as small as a diagram's smallest text.
 FONT = {"font.size": SMALL}
+#: The tallest a sheet of scrubber frames may be, in pixels: WebP's limit is 16383; a sheet of 8192 rows
+#: (14 frames of 576) decodes to 24 MB in the browser, and longer sheets compress no better.
+SHEET_ROWS = 8192
+#: Lossless WebP at the encoder's full effort (quality 100: below it, the coder refers back only a few
+#: rows, never to the frame above) and method 4 (6 gives the same bytes, ten times slower)
+WEBP = {"format": "WEBP", "lossless": True, "quality": 100, "method": 4}
 
 
 class Explorer:
@@ -110,10 +123,10 @@ class Explorer:
         frames = []
         for combo in itertools.product(*grid.values()):
             self._draw(**(saved | dict(zip(grid, combo, strict=True))))
-            frames.append(base64.b64encode(self.png()).decode("ascii"))
+            frames.append(Image.open(io.BytesIO(self.png())))
         self.data = self._draw(**saved)
         start = [values.index(saved[k]) if saved[k] in values else 0 for k, values in grid.items()]
-        return HTML(scrubber_html(name, grid, frames, start, self.alt))
+        return HTML(scrubber_html(name, grid, frame_sheets(frames), frames[0].size, start, self.alt))
 
 
 def live_front_end() -> bool:
@@ -122,8 +135,35 @@ def live_front_end() -> bool:
     return "JPY_SESSION_NAME" in os.environ or "google.colab" in sys.modules
 
 
-def scrubber_html(name: str, grid: dict[str, list], frames: list[str], start: list[int], alt: str) -> str:
-    """Sliders over the index of every grid axis; frame k is the row-major index of the slider tuple."""
+def frames_per_sheet(frames: int, height: int) -> int:
+    """How many frames of ``height`` rows each sheet holds: as few sheets of at most SHEET_ROWS rows as hold
+    ``frames``, filled evenly (the last may hold fewer)."""
+    most = max(1, SHEET_ROWS // height)
+    return math.ceil(frames / math.ceil(frames / most))
+
+
+def frame_sheets(frames: list[Image.Image]) -> list[str]:
+    """The frames (all of one size) stacked top to bottom, frames_per_sheet to a sheet; each sheet as
+    base64 lossless WebP."""
+    width, height = frames[0].size
+    per = frames_per_sheet(len(frames), height)
+    sheets = []
+    for first in range(0, len(frames), per):
+        part = frames[first:first + per]
+        sheet = Image.new("RGBA", (width, height * len(part)))
+        for k, frame in enumerate(part):
+            sheet.paste(frame, (0, k * height))
+        buffer = io.BytesIO()
+        sheet.save(buffer, **WEBP)
+        sheets.append(base64.b64encode(buffer.getvalue()).decode("ascii"))
+    return sheets
+
+
+def scrubber_html(name: str, grid: dict[str, list], sheets: list[str], size: tuple[int, int],
+                  start: list[int], alt: str) -> str:
+    """Sliders over the index of every grid axis; frame k is the row-major index of the slider tuple, and
+    frame k % per of sheet k // per (frame_sheets, per = frames_per_sheet). The shown sheet is as wide as
+    its box, and its negative margins (percentages of that width) leave one frame in the box."""
     ident = "scrub-" + "".join(ch if ch.isalnum() else "-" for ch in name)
     sliders = "".join(
         f'<label class="geron-scrub-control">{html.escape(key)} = <output>{html.escape(str(values[i]))}'
@@ -135,22 +175,41 @@ def scrubber_html(name: str, grid: dict[str, list], frames: list[str], start: li
     first = 0
     for (_key, values), i in zip(grid.items(), start, strict=True):
         first = first * len(values) + i
+    frames = math.prod(len(values) for values in grid.values())
+    width, height = size
+    per = frames_per_sheet(frames, height)
+    ratio = 100 * height / width  # a frame's height, in percent of the box's width
+
+    def style(s: int) -> str:
+        if s != first // per:
+            return "display:none"
+        k, n = first % per, min(per, frames - s * per)
+        return f"display:block;width:100%;margin:{-k * ratio:.4f}% 0 {-(n - 1 - k) * ratio:.4f}%"
+
     images = "".join(
-        f'<img class="geron-scrub-frame" src="data:image/png;base64,{frame}" '
-        f'alt="{html.escape(alt)}, {html.escape(_label(grid, k))}" '
-        f'style="max-width:100%;display:{"block" if k == first else "none"}">'
-        for k, frame in enumerate(frames)
+        f'<img class="geron-scrub-sheet" src="data:image/webp;base64,{sheet}" '
+        f'alt="{html.escape(alt)}, {html.escape(_label(grid, first))}" style="{style(s)}">'
+        for s, sheet in enumerate(sheets)
     )
     return (
-        f'<div class="geron-scrubber" id="{ident}">{sliders}<div>{images}</div></div>'
+        f'<div class="geron-scrubber" id="{ident}" data-frames="{frames}" data-per-sheet="{per}" '
+        f'data-alt="{html.escape(alt)}">{sliders}'
+        f'<div class="geron-scrub-view" style="overflow:hidden;width:{width}px;max-width:100%">{images}</div>'
+        "</div>"
         "<script>(function(){"
         f"var root=document.getElementById('{ident}');"
         "var inputs=root.querySelectorAll('input[type=range]');"
-        "var frames=root.querySelectorAll('.geron-scrub-frame');"
-        "function show(){var k=0;inputs.forEach(function(s){"
-        "k=k*(+s.max+1)+(+s.value);"
-        "s.previousElementSibling.textContent=JSON.parse(s.dataset.values)[+s.value];});"
-        "frames.forEach(function(f,i){f.style.display=i===k?'block':'none';});"
+        "var sheets=root.querySelectorAll('.geron-scrub-sheet');"
+        "var n=+root.dataset.frames,per=+root.dataset.perSheet;"
+        f"var ratio={ratio!r};"
+        "function show(){var k=0,label=[];inputs.forEach(function(s){"
+        "k=k*(+s.max+1)+(+s.value);var v=JSON.parse(s.dataset.values)[+s.value];"
+        "s.previousElementSibling.textContent=v;label.push(s.getAttribute('aria-label')+' = '+v);});"
+        "var shown=Math.floor(k/per),j=k%per,m=Math.min(per,n-shown*per);"
+        "sheets.forEach(function(f,i){if(i!==shown){f.style.display='none';return;}"
+        "f.style.display='block';f.style.width='100%';"
+        "f.style.margin=(-j*ratio)+'% 0 '+(-(m-1-j)*ratio)+'%';"
+        "f.alt=root.dataset.alt+', '+label.join(', ');});"
         "root.dataset.frame=k;}"
         "inputs.forEach(function(s){s.addEventListener('input',show);});show();"
         "})();</script>"

@@ -1,21 +1,27 @@
 """The built book in a real browser: every page of the table of contents loads cleanly from 127.0.0.1 alone,
-scrubbers flip frames, solutions open, launch buttons point to the repository, search works, and a
-screenshot of every page (light and dark theme) lands in _build/screenshots/ for review."""
+scrubbers flip frames, each page with its images weighs at most PAGE_BUDGET, solutions open, launch buttons
+point to the repository, search works, and a screenshot of every page (light and dark theme) lands in
+_build/screenshots/ for review."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import xml.etree.ElementTree as ET
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlparse
 
 import ipywidgets as widgets
+import numpy as np
 import pytest
+from PIL import Image
 
 from geron_lib.notebook.explorer import Explorer
 
 from .pages import (
+    HTML,
     SCREENSHOTS,
+    html_path,
     launch_urls,
     notebook,
     notebook_pages,
@@ -28,12 +34,16 @@ from .pages import (
 
 PAGES = toc_pages()
 
-# The state of one scrubber: which frames are displayed, the frame index it reports, its value labels.
+# The state of one scrubber: which sheets are displayed, the frame index it reports, which frame of the shown
+# sheet lies in its box (the box's top below the sheet's, in frame heights), the alt text, its value labels.
 SCRUBBER_STATE = """root => {
-  const frames = [...root.querySelectorAll('.geron-scrub-frame')];
-  const shown = frames.filter(f => getComputedStyle(f).display !== 'none');
-  return {shown: shown.map(f => frames.indexOf(f)), frame: Number(root.dataset.frame),
-          src: shown.length ? shown[0].src : null,
+  const sheets = [...root.querySelectorAll('.geron-scrub-sheet')];
+  const shown = sheets.filter(s => getComputedStyle(s).display !== 'none');
+  const box = root.querySelector('.geron-scrub-view').getBoundingClientRect();
+  return {shown: shown.map(s => sheets.indexOf(s)), frame: Number(root.dataset.frame),
+          per: Number(root.dataset.perSheet),
+          offset: shown.length ? (box.top - shown[0].getBoundingClientRect().top) / box.height : null,
+          alt: shown.length ? shown[0].alt : null,
           labels: [...root.querySelectorAll('output')].map(o => o.textContent)};
 }"""
 
@@ -61,32 +71,42 @@ def test_page_loads_with_no_error_and_nothing_from_other_hosts(visit, docname):
     assert not v.problems, "\n".join(v.problems)
 
 
+def _check_shown(state: dict) -> None:
+    """Exactly the sheet holding the reported frame is displayed, with that frame in the box."""
+    sheet, k = divmod(state["frame"], state["per"])
+    assert state["shown"] == [sheet], f"frame {state['frame']} is in sheet {sheet}, shown: {state['shown']}"
+    assert state["offset"] == pytest.approx(k, abs=0.01), f"the box shows the sheet's frame {state['offset']}"
+
+
 def _slide_through_every_value(page, root) -> None:
     """Move each slider of one scrubber with the keyboard, as a reader would, from its first value to its
-    last: every step must display exactly one frame, a different picture, and the new value."""
+    last: every step must display exactly the reported frame, a different picture, the new value and an alt
+    text that names it."""
     sliders = root.locator("input[type=range]")
+    box = root.locator(".geron-scrub-view")
     assert sliders.count() >= 1
     for k in range(sliders.count()):
         slider = sliders.nth(k)
+        name = slider.get_attribute("aria-label")
         values = json.loads(slider.get_attribute("data-values"))
         assert len(values) >= 2, "a slider with a single value cannot change anything"
         slider.focus()
         page.keyboard.press("Home")
-        before = root.evaluate(SCRUBBER_STATE)
+        before, picture = root.evaluate(SCRUBBER_STATE), box.screenshot()
         assert before["labels"][k] == values[0]
         for value in values[1:]:
             page.keyboard.press("ArrowRight")
-            after = root.evaluate(SCRUBBER_STATE)
-            assert after["shown"] == [after["frame"]], "exactly the reported frame must be displayed"
-            assert after["frame"] != before["frame"] and after["src"] != before["src"], (
+            after, shown = root.evaluate(SCRUBBER_STATE), box.screenshot()
+            _check_shown(after)
+            assert after["frame"] != before["frame"] and shown != picture, (
                 f"moving slider {k} to {value} did not change the picture")
-            assert after["labels"][k] == value
-            assert root.locator(".geron-scrub-frame").nth(after["frame"]).is_visible()
-            before = after
+            assert after["labels"][k] == value and f"{name} = {value}" in after["alt"].split(", ")
+            before, picture = after, shown
 
 
 def test_a_geron_lib_scrubber_flips_frames_in_chromium(browser):
-    """The scrubber HTML that Explorer.scrubber writes, on its own (the book's pages are checked below)."""
+    """The scrubber HTML that Explorer.scrubber writes, on its own (the book's pages are checked below): at
+    its natural size, its box shows pixel for pixel the PNG the live widget draws at the sliders' setting."""
     def plot(fig, a, b):
         if not fig.axes:
             fig.subplots().plot([0, 1], [0, 0])
@@ -101,8 +121,14 @@ def test_a_geron_lib_scrubber_flips_frames_in_chromium(browser):
     page.on("pageerror", lambda error: errors.append(error))
     page.set_content(explorer.scrubber("demo", a=[1, 2, 3], b=[1, 2]).data)
     root = page.locator(".geron-scrubber")
-    assert root.evaluate(SCRUBBER_STATE)["frame"] == 2  # a = 2, b = 1: row-major index 1 * 2 + 0
+    state = root.evaluate(SCRUBBER_STATE)
+    assert state["frame"] == 2 and state["alt"] == "a line, a = 2, b = 1"  # row-major index 1 * 2 + 0
+    _check_shown(state)
     _slide_through_every_value(page, root)
+    shown = Image.open(io.BytesIO(root.locator(".geron-scrub-view").screenshot())).convert("RGBA")
+    explorer.set(a=3, b=2)  # where the sliders ended
+    drawn = Image.open(io.BytesIO(explorer.png())).convert("RGBA")
+    assert shown.size == drawn.size and np.array_equal(np.asarray(shown), np.asarray(drawn))
     page.close()
     assert not errors
 
@@ -114,6 +140,53 @@ def test_every_scrubber_slider_changes_the_displayed_frame(visit, docname):
     assert scrubbers.count() == scrubber_count(docname), "a scrubber of the notebook is missing from the page"
     for s in range(scrubbers.count()):
         _slide_through_every_value(v.page, scrubbers.nth(s))
+    assert not v.problems, "\n".join(v.problems)
+
+
+#: The most a page may weigh in bytes: its HTML document (inline images included) and the image files it
+#: loads from the book. The theme's files under _static/ (style sheets, scripts, fonts, the launch buttons'
+#: logos) are shared by every page and cached after the first, so they are left out.
+PAGE_BUDGET = 1_500_000
+# Chromium's Resource Timing for the page: the HTML document's body as received (data: images are inside
+# it), each image file an <img> of the page loaded from outside _static/, the addresses of every such <img>
+# (so that one the browser did not load, a lazy one, cannot go uncounted) and the inline images' share.
+PAGE_WEIGHT = """() => {
+  const book = url => !url.startsWith('data:') && !new URL(url).pathname.includes('/_static/');
+  const loaded = performance.getEntriesByType('resource')
+    .filter(r => r.initiatorType === 'img' && book(r.name));
+  const images = [...document.images];
+  return {html: performance.getEntriesByType('navigation')[0].encodedBodySize,
+          files: Object.fromEntries(loaded.map(r => [r.name, r.encodedBodySize])),
+          shown: images.map(i => i.currentSrc || i.src).filter(s => s && book(s)),
+          inline: images.filter(i => i.src.startsWith('data:')).reduce((n, i) => n + i.src.length, 0)};
+}"""
+
+
+def _served_file(url: str):
+    return HTML / unquote(urlparse(url).path).lstrip("/")
+
+
+@pytest.mark.parametrize("docname", PAGES)
+def test_every_page_with_its_images_weighs_at_most_the_budget(visit, docname):
+    """What the browser loads for the page, measured in Chromium by Resource Timing: the encodedBodySize of
+    the navigation (the HTML, its data: images inside it) plus that of every image file its <img> elements
+    loaded from the book (outside _static/), at most PAGE_BUDGET bytes. The test server sends each file
+    as it is on disk, uncompressed, so these are the files' sizes, the same on every run: checked, file by
+    file, so that a header or a cache cannot change the sum."""
+    v = visit(_page(docname))
+    weight = v.page.evaluate(PAGE_WEIGHT)
+    assert weight["html"] == html_path(docname).stat().st_size, "the browser did not get the HTML file whole"
+    uncounted = sorted(set(weight["shown"]) - set(weight["files"]))
+    assert not uncounted, f"images of the page that the browser did not load: {uncounted}"
+    for url, size in weight["files"].items():
+        assert size == _served_file(url).stat().st_size, f"{url}: {size:,} bytes received, not the file's"
+    total = weight["html"] + sum(weight["files"].values())
+    heaviest = sorted(weight["files"].items(), key=lambda item: -item[1])[:3]
+    assert total <= PAGE_BUDGET, (
+        f"{docname} weighs {total:,} bytes, over PAGE_BUDGET = {PAGE_BUDGET:,}: HTML {weight['html']:,} "
+        f"(inline images {weight['inline']:,}), {len(weight['files'])} image files "
+        f"{sum(weight['files'].values()):,}; heaviest files: "
+        + ", ".join(f"{urlparse(url).path.rsplit('/', 1)[-1]} {size:,}" for url, size in heaviest))
     assert not v.problems, "\n".join(v.problems)
 
 

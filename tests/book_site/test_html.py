@@ -70,8 +70,9 @@ def test_every_image_has_real_alt_text(pages):
     assert not bad, "images without alt text (figure cells: metadata mystnb.image.alt):\n" + "\n".join(bad)
 
 
-def _png(src: str, page: Path) -> bytes | None:
-    if src.startswith("data:image/png;base64,"):
+def _image(src: str, page: Path) -> bytes | None:
+    """The bytes of a figure the page shows: inline PNG or WebP (scrubber sheets), or a PNG file."""
+    if src.startswith(("data:image/png;base64,", "data:image/webp;base64,")):
         return base64.b64decode(src.split(",", 1)[1])
     if src.lower().endswith(".png") and not _other_host(src) and "_static/" not in src:  # theme logos
         return (page.parent / src).resolve().read_bytes()
@@ -83,7 +84,7 @@ def test_figures_are_opaque_so_they_read_in_the_dark_theme(pages):
     count = 0
     for name, parsed in pages.items():
         for tag, attrs in parsed.tags:
-            data = _png(attrs.get("src", ""), HTML / name) if tag == "img" else None
+            data = _image(attrs.get("src", ""), HTML / name) if tag == "img" else None
             if data is None:
                 continue
             count += 1

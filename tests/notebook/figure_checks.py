@@ -9,9 +9,9 @@ import io
 import itertools
 import re
 
-import matplotlib.image as mpimg
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from PIL import Image
 
 TOLERANCE = 0.5  # pixels
 # The width of the book's content column for a figure, in CSS px: what chromium gives a figure's <img> in
@@ -66,9 +66,19 @@ def shaft_width(arrow) -> float:
 
 
 def scrubber_frames(page: str) -> list[np.ndarray]:
-    """A scrubber's frames (its HTML), as pixel arrays."""
-    return [mpimg.imread(io.BytesIO(base64.b64decode(src)), format="png")
-            for src in re.findall(r'src="data:image/png;base64,([^"]+)"', page)]
+    """A scrubber's frames (its HTML), as RGBA pixel arrays, in the order of their index: cut from its
+    sheets (data-per-sheet frames to a sheet, the last holding the rest of data-frames)."""
+    frames, per = (int(re.search(rf'data-{key}="(\d+)"', page)[1]) for key in ("frames", "per-sheet"))
+    sheets = re.findall(r'class="geron-scrub-sheet" src="data:image/webp;base64,([^"]+)"', page)
+    cut = []
+    for s, src in enumerate(sheets):
+        sheet = np.asarray(Image.open(io.BytesIO(base64.b64decode(src))).convert("RGBA"))
+        held = min(per, frames - s * per)
+        height, remainder = divmod(sheet.shape[0], held)
+        assert remainder == 0, f"sheet {s} is {sheet.shape[0]} rows, not {held} frames of one height"
+        cut += [sheet[k * height:(k + 1) * height] for k in range(held)]
+    assert len(cut) == frames, f"the sheets hold {len(cut)} frames, not data-frames={frames}"
+    return cut
 
 
 def layout_problems(fig) -> list[str]:

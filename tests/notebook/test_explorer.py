@@ -1,12 +1,17 @@
 """The Explorer drives its plot from its controls; its scrubber holds one frame per grid point."""
 
+import io
+import itertools
 import re
 
 import ipywidgets as w
+import numpy as np
 import pytest
+from figure_checks import scrubber_frames
+from PIL import Image
 
 from geron_lib.notebook.exercises import Feedback, grade_number
-from geron_lib.notebook.explorer import Explorer
+from geron_lib.notebook.explorer import PNG_DPI, SHEET_ROWS, Explorer, frames_per_sheet
 from geron_lib.notebook.progress import ProgressBar
 
 
@@ -64,14 +69,42 @@ def test_scrubber_has_a_frame_per_combination_and_restores_state():
     e = _line_explorer()
     e.set(a=3, b=2)
     page = e.scrubber("demo", a=[1, 2, 3], b=[1, 2]).data
-    assert page.count('class="geron-scrub-frame"') == 6
+    assert len(scrubber_frames(page)) == 6
     assert len(re.findall(r'type="range"', page)) == 2
-    # the frame shown first is the current setting (a=3, b=2: index 2*2+1 = 5)
-    frames = re.findall(r'<img [^>]*alt="([^"]*)" style="[^"]*display:(\w+)', page)
-    assert [alt for alt, shown in frames if shown == "block"] == ["a line, a = 3, b = 2"]
+    # the sheet shown first holds the current setting (a=3, b=2: index 2*2+1 = 5), and says so
+    sheets = re.findall(r'<img class="geron-scrub-sheet" [^>]*alt="([^"]*)" style="display:(\w+)', page)
+    assert [alt for alt, shown in sheets if shown == "block"] == ["a line, a = 3, b = 2"]
     assert e.values == {"a": 3, "b": 2} and e.data == {"y": 6}
     with pytest.raises(ValueError, match="not controls"):
         e.scrubber("x", z=[1])
+
+
+def test_scrubber_frames_are_the_live_figure_at_each_slider_position():
+    """Frame k, cut from the WebP sheets, is pixel for pixel the PNG the live widget shows at the k-th
+    setting (row-major), and every step of a slider changes it."""
+    e = _line_explorer()
+    grid = {"a": [1, 3, 5], "b": [1, 2, 3]}  # a * b: one slider step always changes it
+    frames = scrubber_frames(e.scrubber("demo", **grid).data)
+    settings = [dict(zip(grid, combo, strict=True)) for combo in itertools.product(*grid.values())]
+    for frame, setting in zip(frames, settings, strict=True):
+        e.set(**setting)
+        assert np.array_equal(frame, np.asarray(Image.open(io.BytesIO(e.png())).convert("RGBA"))), setting
+    row = len(grid["b"])
+    steps = [(k, k + 1) for k in range(len(frames)) if k % row < row - 1]  # b one step on, a held
+    steps += [(k, k + row) for k in range(len(frames) - row)]  # a one step on, b held
+    for k, moved in steps:
+        assert not np.array_equal(frames[k], frames[moved]), (settings[k], settings[moved])
+
+
+def test_frames_go_into_as_few_sheets_as_webp_and_the_browser_allow():
+    # a sheet is at most SHEET_ROWS tall (WebP: 16383), filled evenly
+    assert SHEET_ROWS <= 16383
+    assert frames_per_sheet(36, 576) == 12 and frames_per_sheet(18, 576) == 9
+    assert frames_per_sheet(4, 576) == 4 and frames_per_sheet(3, SHEET_ROWS + 1) == 1
+    e = Explorer({"a": w.IntSlider(1, 1, 40)}, lambda fig, a: {"a": a}, width=1,
+                 height=SHEET_ROWS / PNG_DPI / 3)
+    page = e.scrubber("tall", a=list(range(1, 8))).data  # 7 frames of a third of a sheet: 3 + 3 + 1
+    assert page.count('class="geron-scrub-sheet"') == 3 and len(scrubber_frames(page)) == 7
 
 
 def test_feedback_and_grade_number():
@@ -100,7 +133,7 @@ def test_the_scrubber_stands_aside_in_a_live_notebook(monkeypatch):
     # explorer twice: the scrubber says where to look instead
     e = _line_explorer()
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
-    assert 'class="geron-scrub-frame"' in e.scrubber("static", a=[1, 2]).data
+    assert 'class="geron-scrub-sheet"' in e.scrubber("static", a=[1, 2]).data
     monkeypatch.setenv("JPY_SESSION_NAME", "/book/01_factorised_embeddings.ipynb")
     live = e.scrubber("live", a=[1, 2]).data
-    assert "geron-scrub-frame" not in live and "sliders of the explorer above" in live
+    assert "geron-scrub-sheet" not in live and "sliders of the explorer above" in live

@@ -2,6 +2,8 @@
 
 import re
 
+from figure_checks import scrubber_frames
+
 from geron_lib.notebook.widgets.masking import masking_explorer
 
 
@@ -18,4 +20,4 @@ def test_explorer_shows_each_schedule_and_responds_to_sliders():
     assert len(e.data["selected"]["dynamic"]) == 2
     assert e.fig.axes[2].get_title(loc="left").startswith("dynamic:")
     html = e.scrubber("masks", epoch=[1, 2, 3], mask_prob=[0.15, 0.5]).data
-    assert html.count('class="geron-scrub-frame"') == 6 and len(re.findall('type="range"', html)) == 2
+    assert len(scrubber_frames(html)) == 6 and len(re.findall('type="range"', html)) == 2
