@@ -26,6 +26,10 @@ from .hidden import make_hidden
 from .myst import Exercise, Markdown, chapter_title, exercises
 from .spec import Graded
 
+#: The student notebook's first cell of its own: the checkers in graded mode (geron_lib.notebook.exercises)
+GRADED_MODE = ("from geron_lib.notebook.exercises import graded_mode\n\n"
+               "graded_mode()  # checkers say right or wrong, and which mistake, not which way to move")
+
 
 def _raw(text: str):
     return nbformat.v4.new_raw_cell(text)
@@ -37,7 +41,9 @@ def _graded_cells(question: Graded, heading: str) -> list:
     setup = "".join(f"    {line}\n" for line in question.setup.splitlines())
     test = (f"def test_{ident}({question.answer}):\n{setup}"
             f"    from {module} import {name}\n"
-            f"    feedback = {call}\n"
+            "    from geron_lib.notebook.exercises import graded_feedback\n"
+            "    with graded_feedback():\n"
+            f"        feedback = {call}\n"
             "    assert feedback, feedback.message\n")
     points = f"{question.points:g} point{'' if question.points == 1 else 's'}"
     cells = [_raw(f"# BEGIN QUESTION\nname: {question.label}\npoints: {question.points}"),
@@ -87,12 +93,14 @@ def master_notebook(chapter: str, graded: list[Graded], *, run_tests: bool = Tru
                  "the solutions. Read the chapter first; run the first code cell before the others.\n\n"
                  f"- **Graded questions** ({n_graded}, {total} points): replace the `...` in the answer cell "
                  "by your answer, then run the `grader.check(...)` cell below it. It grades your answer with "
-                 "the checker the book uses, and when the answer is wrong its message says what to look at. "
-                 "Check as often as you like.\n"
+                 "the checker the book uses, in graded mode: it says whether the answer is right and, where "
+                 "it can tell, which kind of mistake it is (a known slip, a whole factor, a percentage for a "
+                 "share), but not which way to move. Check as often as you like.\n"
                  f"- **Written questions** ({n_written}): type your answer into the Markdown cell below the "
                  "question; your teacher reads them.\n\n"
                  "When you are done, restart the kernel and run every cell, save, and hand in this "
-                 "notebook.")]
+                 "notebook."),
+             nbformat.v4.new_code_cell(GRADED_MODE)]
     for number, exercise in enumerate(found.values(), start=1):
         heading = f"## Exercise {number}: {md(exercise.title)}\n\n{md(exercise.text)}"
         cells += (_graded_cells(by_label[exercise.label], heading) if exercise.label in by_label

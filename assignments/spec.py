@@ -8,6 +8,8 @@ from pathlib import Path
 
 import yaml
 
+from geron_lib.notebook.exercises import graded_feedback
+
 from . import BOOK, SPEC
 
 CHECKERS = "geron_lib.notebook.exercises."
@@ -105,9 +107,11 @@ def checker_names(question: Graded) -> dict:
 
 
 def check_answer(question: Graded, answer, names: dict):
-    """The checker's verdict (a ``Feedback``) on ``answer``, run in this process with ``names`` (what
-    :func:`checker_names` gives; not changed)."""
-    return eval(question.checker[2], {**names, question.answer: answer})  # noqa: S307
+    """The checker's graded verdict (a ``Feedback`` in graded mode: right or wrong, and which mistake, never
+    which way to move) on ``answer``, run in this process with ``names`` (what :func:`checker_names` gives;
+    not changed)."""
+    with graded_feedback():
+        return eval(question.checker[2], {**names, question.answer: answer})  # noqa: S307
 
 
 def check_solution(question: Graded, env: dict | None = None):
