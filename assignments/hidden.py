@@ -100,17 +100,21 @@ def checksum(path: Path) -> Path:
     return path.with_suffix(".sha256")
 
 
+def expected_value(question: Graded):
+    """The value a correct answer to ``question`` has: what the spec's setup and solution assign to its
+    answer, run here, once the checker has passed it (ValueError when it does not)."""
+    env: dict = {}
+    verdict = check_solution(question, env)
+    if not verdict:
+        raise ValueError(f"{question.label}: the spec's solution fails its checker: {verdict.message}")
+    return env[question.answer]
+
+
 def make_hidden(questions: list[Graded], path: Path) -> Path:
     """Run every question's setup and solution here, check that its checker passes the solution, and write
     the questions with their expected values to ``path`` (pickled, read back with :func:`read_hidden`),
     read-only, with their sha256 beside them (:func:`checksum`)."""
-    stored = []
-    for question in questions:
-        env: dict = {}
-        verdict = check_solution(question, env)
-        if not verdict:
-            raise ValueError(f"{question.label}: the spec's solution fails its checker: {verdict.message}")
-        stored.append(dataclasses.asdict(question) | {"expected": env[question.answer]})
+    stored = [dataclasses.asdict(question) | {"expected": expected_value(question)} for question in questions]
     data = pickle.dumps(stored, protocol=4)
     path.parent.mkdir(parents=True, exist_ok=True)
     for target, content in ((path, data),
