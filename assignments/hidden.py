@@ -100,6 +100,17 @@ def checksum(path: Path) -> Path:
     return path.with_suffix(".sha256")
 
 
+def expected_value(question: Graded):
+    """The value a correct answer to ``question`` has: what the spec's setup and solution assign to its
+    answer, run here, once the checker has passed it (ValueError when it does not)."""
+    env: dict = {}
+    verdict = check_solution(question, env)
+    if not verdict:
+        raise ValueError(f"{question.label}: the spec's solution fails its checker{_at(question)}: "
+                         f"{verdict.message}")
+    return env[question.answer]
+
+
 def make_hidden(questions: list[Graded], path: Path, done: dict | None = None) -> Path:
     """Run every question's setup and solution here, check that its checker passes the solution, and write
     the questions with their expected values to ``path`` (pickled, read back with :func:`read_hidden`),
@@ -110,12 +121,7 @@ def make_hidden(questions: list[Graded], path: Path, done: dict | None = None) -
     for question in questions:
         key = (question.label, question.bindings)
         if key not in done:
-            env: dict = {}
-            verdict = check_solution(question, env)
-            if not verdict:
-                raise ValueError(f"{question.label}: the spec's solution fails its checker{_at(question)}: "
-                                 f"{verdict.message}")
-            done[key] = env[question.answer]
+            done[key] = expected_value(question)
         stored.append(dataclasses.asdict(question) | {"expected": done[key]})
     data = pickle.dumps(stored, protocol=4)
     path.parent.mkdir(parents=True, exist_ok=True)
