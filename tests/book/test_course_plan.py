@@ -20,7 +20,7 @@ from assignments.spec import load_spec
 from geron_lib.studies import context_grid as cg
 from geron_lib.studies.stored import load
 
-sys.path.append(str(ROOT / "scripts"))  # context_grid imports tradeoff_experiment beside it
+sys.path.append(str(ROOT / "scripts"))  # scripts/context_grid.py, read as a module
 from context_grid import OUTPUT, parse  # noqa: E402
 
 COURSE_PLAN = load_course()
