@@ -1,11 +1,13 @@
 """The teachers' page's walk-through, from a clean clone to grades: the commands it shows, what they write,
 and the sample grades it shows.
 
-``COMMANDS`` are the page's commands; tests/assignments/test_walkthrough.py runs them on ``CHAPTER`` (each
-with ``--out`` into a folder of its own, the one change) and finds ``LAYOUT``, what ``make`` writes, where the
-page says. ``SAMPLE`` holds what the grade command wrote for two submissions (``SAMPLE_ANSWERS``), which the
-page shows; the test grades them again and compares, and ``python -m assignments.walkthrough`` writes them
-again after a change (a checker's hint, the spec's points).
+``COMMANDS`` are the page's commands; tests/assignments/test_walkthrough_run.py runs them on ``CHAPTER``
+(each with ``--out`` into a folder of its own, the one change) and finds ``LAYOUT``, what ``make`` writes,
+where the page says. ``SAMPLE`` holds what the grade command wrote for two submissions (``SAMPLE_ANSWERS``),
+and what the roster commands wrote for a class of five (``ROSTER``), one of whom hands in a neighbour's
+answers (``COPIED``), which the page shows; the test grades them again and compares, and
+``python -m assignments.walkthrough`` writes them again after a change (a checker's hint, the spec's points
+or numbers).
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from pathlib import Path
 import nbformat
 
 from . import ROOT
+from .hidden import expected_value
+from .spec import load_spec
+from .students import student_notebook, student_questions
 
 #: The chapter the page's commands make and grade
 CHAPTER = "01_factorised_embeddings"
@@ -33,6 +38,8 @@ COMMANDS = {
     "grade": f"{_TOOL} grade {CHAPTER} submissions/*.ipynb",
     "limits": f"{_TOOL} grade {CHAPTER} submissions/*.ipynb \\\n    --timeout 1200 --cell-timeout 300",
     "unsafe": f"{_TOOL} grade {CHAPTER} submissions/*.ipynb \\\n    --unsafe",
+    "roster-make": f"{_TOOL} make {CHAPTER} --roster roster.csv",
+    "roster-grade": f"{_TOOL} grade {CHAPTER} submissions/*.ipynb \\\n    --roster roster.csv",
 }
 #: What ``make`` writes under ``_build/assignments/<chapter>/``, and ``grade`` beside it, with what each is
 LAYOUT = {
@@ -54,6 +61,12 @@ SAMPLE_ANSWERS = {
 }
 #: What the grade command wrote for them: grades.csv and a <student>.txt each
 SAMPLE = ROOT / "assignments" / "sample_grades"
+#: A class of five with their own numbers (roster.csv's student_id column), each handing in the right answers
+#: at their own numbers, but for the one in COPIED, who hands in a neighbour's
+ROSTER = ("ada", "ben", "cyd", "dee", "eve")
+COPIED = {"eve": "dee"}
+#: What the roster commands wrote for them, in SAMPLE: grades.csv, and the copier's feedback
+ROSTER_SAMPLE = {"grades.csv": "roster_grades.csv", f"{next(iter(COPIED))}.txt": "roster_copied.txt"}
 
 
 def answer_cells(notebook, answers: dict[str, str]):
@@ -93,6 +106,29 @@ def grade_sample(folder: Path) -> Path:
     return made / "grades"
 
 
+def own_answers(student: str) -> dict[str, str]:
+    """{answer variable: the value a right answer has at ``student``'s numbers, as code} for CHAPTER."""
+    return {q.answer: repr(expected_value(q)) for q in student_questions(load_spec()[CHAPTER], student)}
+
+
+def grade_roster_sample(folder: Path) -> Path:
+    """In ``folder``: write roster.csv for ROSTER, make CHAPTER's assignment with it, hand in each student's
+    own notebook with the right answers at their numbers (COPIED's a neighbour's), and grade them with the
+    roster, with the page's commands; the grades folder."""
+    (folder / ".venv").symlink_to(ROOT / ".venv")
+    (folder / "roster.csv").write_text("student_id,name\n" + "".join(f"{s},{s.title()}\n" for s in ROSTER),
+                                       encoding="utf-8")
+    _run_or_raise("roster-make", folder)
+    out = folder / "_build" / "assignments"
+    (folder / "submissions").mkdir()
+    for student in ROSTER:
+        own = nbformat.read(student_notebook(out, CHAPTER, student), as_version=4)
+        answers = own_answers(COPIED.get(student, student))
+        nbformat.write(answer_cells(own, answers), folder / "submissions" / f"{student}.ipynb")
+    _run_or_raise("roster-grade", folder)
+    return out / CHAPTER / "grades"
+
+
 def _run_or_raise(step: str, folder: Path) -> None:
     done = run(COMMANDS[step], folder)
     if done.returncode:
@@ -101,10 +137,16 @@ def _run_or_raise(step: str, folder: Path) -> None:
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="walkthrough-") as tmp:
-        grades = grade_sample(Path(tmp))
+        one, whole = Path(tmp, "one"), Path(tmp, "class")
+        one.mkdir()
+        whole.mkdir()
+        grades = grade_sample(one)
         SAMPLE.mkdir(exist_ok=True)
         for name in ("grades.csv", *(f"{s}.txt" for s in SAMPLE_ANSWERS)):
             shutil.copyfile(grades / name, SAMPLE / name)
+        grades = grade_roster_sample(whole)
+        for written, stored in ROSTER_SAMPLE.items():
+            shutil.copyfile(grades / written, SAMPLE / stored)
     print(f"sample grades written to {SAMPLE}")
 
 

@@ -1,6 +1,7 @@
 """The teachers' page's walk-through (assignments/walkthrough.py): the commands the page shows are the make
 targets' and the tool's, and the page's stored outputs show them; the stored sample grades are what the
-library's checkers say of the sample answers (test_walkthrough_run.py runs the commands)."""
+library's checkers say of the sample answers, and the roster's of a class of five at each student's own
+numbers, a copied answer scoring 0 where numbers vary (test_walkthrough_run.py runs the commands)."""
 
 import csv
 import re
@@ -10,7 +11,17 @@ import nbformat
 from book_site.pages import ROOT
 
 from assignments.spec import check_answer, checker_names
-from assignments.walkthrough import CHAPTER, COMMANDS, SAMPLE, SAMPLE_ANSWERS
+from assignments.students import student_questions
+from assignments.walkthrough import (
+    CHAPTER,
+    COMMANDS,
+    COPIED,
+    ROSTER,
+    ROSTER_SAMPLE,
+    SAMPLE,
+    SAMPLE_ANSWERS,
+    own_answers,
+)
 
 TEACHERS = nbformat.read(ROOT / "book" / "teachers.ipynb", as_version=4)
 
@@ -53,6 +64,37 @@ def test_the_stored_sample_is_what_the_checkers_say(spec):
         feedback = (SAMPLE / row["submission"].replace(".ipynb", ".txt")).read_text(encoding="utf-8")
         assert feedback.splitlines()[0] == f"{row['submission']}: {sum(scores):g} / {row['possible']}"
     assert 0 < float(rows[1]["total"]) < float(rows[1]["possible"]) == float(rows[0]["total"])  # one slip
+
+
+def test_the_roster_commands_are_the_tools_with_the_same_chapter():
+    assert COMMANDS["roster-make"] == f"{COMMANDS['chapter']} --roster roster.csv"
+    assert COMMANDS["roster-grade"].replace(" \\\n   ", "") == f"{COMMANDS['grade']} --roster roster.csv"
+
+
+def test_the_stored_roster_sample_is_what_the_checkers_say_at_each_students_numbers(spec):
+    # five students, each right at their own numbers, and one with a neighbour's answers, right at the
+    # neighbour's numbers and wrong at their own: 0 on every exercise that varies
+    assert len(ROSTER) >= 5 and all(a in ROSTER and b in ROSTER and a != b for a, b in COPIED.items())
+    with open(SAMPLE / ROSTER_SAMPLE["grades.csv"], newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    questions = spec[CHAPTER]
+    assert list(rows[0]) == ["submission", "student", *(q.label for q in questions), "total", "possible",
+                             "reason"]
+    assert [(r["submission"], r["student"]) for r in rows] == [(f"{s}.ipynb", s) for s in ROSTER]
+    for row in rows:
+        student = row["student"]
+        handed = own_answers(COPIED.get(student, student))
+        scores = []
+        for q in student_questions(questions, student):
+            right = bool(check_answer(q, eval(handed[q.answer]), checker_names(q)))  # noqa: S307
+            scores.append(q.points if right else 0)
+            assert float(row[q.label]) == scores[-1], (student, q.label)
+            assert right is (student not in COPIED or not q.vary), (student, q.label)
+        assert (float(row["total"]), row["reason"]) == (sum(scores), "")
+    copier = next(iter(COPIED))
+    feedback = (SAMPLE / ROSTER_SAMPLE[f"{copier}.txt"]).read_text(encoding="utf-8")
+    first = [f"{copier}.ipynb: 0 / {rows[0]['possible']}", f"Student: {copier}", ""]
+    assert feedback.splitlines()[:3] == first
 
 
 def test_the_sample_is_package_data():

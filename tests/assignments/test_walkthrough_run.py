@@ -2,7 +2,8 @@
 checkout's .venv (assignments/walkthrough.py: each with --out into that folder, the one change): they make
 the chapter's assignment with exactly the files the page lists, and grade the two sample submissions into
 exactly the stored sample the page shows, and again the same with the time limits raised or without the
-sandbox; a batch of one rewrites grades.csv with its row alone. otter's zip installs otter alone, not
+sandbox; a batch of one rewrites grades.csv with its row alone; the roster commands grade a class of five,
+one with a neighbour's answers, into the stored sample the page shows. otter's zip installs otter alone, not
 geron_lib, as the page says of Gradescope."""
 
 import importlib.util
@@ -12,7 +13,17 @@ import pytest
 import yaml
 from book_site.pages import skip_or_fail
 
-from assignments.walkthrough import CHAPTER, COMMANDS, LAYOUT, SAMPLE, SAMPLE_ANSWERS, grade_sample, run
+from assignments.walkthrough import (
+    CHAPTER,
+    COMMANDS,
+    LAYOUT,
+    ROSTER_SAMPLE,
+    SAMPLE,
+    SAMPLE_ANSWERS,
+    grade_roster_sample,
+    grade_sample,
+    run,
+)
 
 # otter assign, then two kernels per grading, on a shared machine
 pytestmark = [pytest.mark.book, pytest.mark.slow, pytest.mark.timeout(1800)]
@@ -25,6 +36,14 @@ def walked(built_book, bubblewrap, tmp_path_factory):
         skip_or_fail("otter-grader is not installed (requirements.txt pins it)")
     folder = tmp_path_factory.mktemp("clone")
     return folder, grade_sample(folder)
+
+
+@pytest.fixture(scope="module")
+def class_graded(built_book, bubblewrap, tmp_path_factory):
+    """The grades folder once the page's roster commands made the assignment for the class and graded it."""
+    if importlib.util.find_spec("otter") is None:
+        skip_or_fail("otter-grader is not installed (requirements.txt pins it)")
+    return grade_roster_sample(tmp_path_factory.mktemp("class"))
 
 
 def _same_as_the_sample(grades):
@@ -69,3 +88,10 @@ def test_a_batch_of_one_rewrites_grades_csv_with_its_row_alone(walked):
     header, ada, _ = (SAMPLE / "grades.csv").read_text(encoding="utf-8").splitlines()
     assert (grades / "grades.csv").read_text(encoding="utf-8").splitlines() == [header, ada]
     assert (grades / "ben.txt").read_bytes() == (SAMPLE / "ben.txt").read_bytes()  # its feedback stays
+
+
+def test_the_roster_commands_grade_the_class_as_the_page_shows(class_graded):
+    for written, stored in ROSTER_SAMPLE.items():
+        assert (class_graded / written).read_bytes() == (SAMPLE / stored).read_bytes(), (
+            f"{written} differs from the stored sample {stored}: python -m assignments.walkthrough writes it "
+            "again")

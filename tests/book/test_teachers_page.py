@@ -117,8 +117,8 @@ def test_markdown_outputs_render_as_tables_and_lists():
 def test_code_lines_fit_the_column():
     # the browser test fails on a code block that scrolls at 1280 px: 80 characters a line
     fences = re.compile(r"^```[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
-    outputs = "".join(o["data"]["text/markdown"] for c in TEACHERS.cells for o in c.get("outputs", [])
-                      if "text/markdown" in o.get("data", {}))
+    outputs = "\n".join(o["data"]["text/markdown"] for c in TEACHERS.cells for o in c.get("outputs", [])
+                        if "text/markdown" in o.get("data", {}))  # each output a document of its own
     blocks = fences.findall(outputs)
     assert blocks
     long = [line for block in blocks for line in block.splitlines() if len(line) > 80]
