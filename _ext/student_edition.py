@@ -11,7 +11,9 @@ Inert unless the config value ``student_edition_from`` names the folder of a fin
 - shows for each ``{eval}`` the text that build recorded for it (``<from>/eval_values.json``, written by
   ``_ext/eval_values.py``), use by use;
 - copies no page sources into the site and offers no download or launch buttons: the sources, and the
-  notebooks Binder and Colab open, hold the solutions.
+  notebooks Binder and Colab open, hold the solutions;
+- keeps of a page for teachers alone (``TEACHERS_ONLY``: the teachers' page, whose exam questions, rubrics
+  and sample grades give answers away) only its label and title, and a sentence saying where it is.
 
 A page is read again when its executed notebook changes; a page whose executed notebook is missing or older
 than its source, or whose {eval} the build did not record, stops the build with what to run.
@@ -20,6 +22,7 @@ than its source, or whose {eval} the build did not record, stops the build with 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from docutils import nodes
@@ -30,6 +33,9 @@ from sphinx.errors import ExtensionError
 
 #: The tag of a cell whose printed outputs (nbformat's stream outputs) the student edition leaves out
 REMOVE_STREAM = "student-remove-stream"
+#: The pages for teachers alone, which the student edition shows as their title and TEACHERS_ONLY_TEXT
+TEACHERS_ONLY = ("book/teachers",)
+TEACHERS_ONLY_TEXT = "This page is for teachers: it is in the book's full edition, not in this one."
 
 
 def edition_source(app) -> Path | None:
@@ -52,12 +58,27 @@ def _stale(what: Path, why: str) -> ExtensionError:
                           "made from the normal build's executed notebooks and recorded {eval} values)")
 
 
+def title_only(notebook: dict) -> dict:
+    """``notebook`` (a page's source) as one Markdown cell: its label and title, then TEACHERS_ONLY_TEXT."""
+    first = notebook["cells"][0]
+    text = "".join(first["source"]) if isinstance(first["source"], list) else first["source"]
+    title = re.match(r"(?:\(\S+\)=\n)?# [^\n]*", text)
+    if title is None:
+        raise ExtensionError("student edition: a page for teachers must open with its label and title")
+    cell = {"cell_type": "markdown", "id": first.get("id", "title"), "metadata": {},
+            "source": f"{title[0]}\n\n{TEACHERS_ONLY_TEXT}\n"}
+    return {**notebook, "cells": [cell]}
+
+
 def read_executed(app, docname: str, source: list[str]) -> None:
     """The page's executed notebook in place of its source, its student-remove-stream cells without what they
-    printed."""
+    printed; a page for teachers alone as its title (:func:`title_only`)."""
     built = edition_source(app)
     page = Path(app.env.doc2path(docname))
     if built is None or page.suffix != ".ipynb":
+        return
+    if docname in TEACHERS_ONLY:
+        source[0] = json.dumps(title_only(json.loads(source[0])))
         return
     executed, values = built / "jupyter_execute" / f"{docname}.ipynb", built / FILE_NAME
     if not executed.is_file():

@@ -1,7 +1,8 @@
 """The student edition (`make student-book`, _build/student/html), made here from the normal build when it is
 missing or older (scripts/student_book.py: Sphinx reads again only what changed, and executes nothing): every
-page and exercise is there, with the normal build's outputs and numbers, and no page keeps a solution, a
-graded exercise's answer, the sources or a button that opens them."""
+page and exercise is there, with the normal build's outputs and numbers, but the teachers' page, which keeps
+only its title; and no page keeps a solution, a graded exercise's answer, the sources or a button that opens
+them."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from .pages import HTML, ROOT, html_path, notebook_pages, require_built_book, te
 STUDENT = ROOT / "_build" / "student" / "html"
 #: The tag of a cell whose printed outputs the student edition leaves out (_ext/student_edition.py)
 REMOVE_STREAM = "student-remove-stream"
+#: The pages for teachers alone, which the edition keeps as their title (_ext/student_edition.py)
+TEACHERS_ONLY = ("book/teachers",)
 
 # One worker builds the edition and runs every test of it (make test: --dist loadgroup); the first test waits
 # for the build, which on a busy machine takes minutes.
@@ -58,7 +61,12 @@ def test_every_page_and_exercise_is_there_with_the_outputs_of_the_normal_build(s
     for docname in toc_pages():
         normal, edition = html_path(docname).read_text(encoding="utf-8"), _page(student, docname)
         assert _count(EXERCISE, edition) == _count(EXERCISE, normal), docname
-    for docname in notebook_pages():  # a cell that printed and showed nothing else keeps no outputs
+    for docname in TEACHERS_ONLY:  # its title, and no output, number or exam answer of the normal build
+        assert "This page is for teachers" in _page(student, docname)
+        assert _count(OUTPUTS, _page(student, docname)) == 0 < _count(OUTPUTS, html_path(docname).read_text(
+            encoding="utf-8"))
+    for docname in (p for p in notebook_pages() if p not in TEACHERS_ONLY):
+        # a cell that printed and showed nothing else keeps no outputs
         removed = sum(1 for c in _tagged(docname) if all(o["output_type"] == "stream" for o in c["outputs"]))
         normal, edition = html_path(docname).read_text(encoding="utf-8"), _page(student, docname)
         assert _count(OUTPUTS, edition) == _count(OUTPUTS, normal) - removed, docname
@@ -89,7 +97,8 @@ def test_every_eval_outside_a_solution_shows_the_number_the_normal_build_showed(
         return json.loads((build.parent / "eval_values.json").read_text(encoding="utf-8"))
 
     normal, edition = recorded(HTML), recorded(student)
-    for docname, expressions in normal.items():
+    assert not any(edition.get(docname) for docname in TEACHERS_ONLY)  # a title only
+    for docname, expressions in ((d, e) for d, e in normal.items() if d not in TEACHERS_ONLY):
         in_solutions = Counter(m["expression"] for name, _, _, body in directives(text_of(docname))
                                if name == "solution" for m in EVAL.finditer(body))
         for expression, texts in expressions.items():
