@@ -11,6 +11,8 @@
 #                 refused while _config.yml names a placeholder repository). Incremental: a page is
 #                 re-executed when its source, geron_lib or the BLAS settings (_build/blas-env) change
 #   make outputs  re-execute notebooks in place (NB=book/x.ipynb for one)
+#   make student-book  the student edition: the book without its solutions, _build/student/html, made from
+#                 make book's executed notebooks (which it runs first; scripts/student_book.py)
 #   make pdf      the built book printed to one PDF, _build/pdf/book.pdf (Debian's chromium; after make book)
 #   make lab      JupyterLab on the book (local): Run All in a chapter shows its numbers in the prose
 #   make assignments  per chapter, a student notebook of its exercises (no solutions) and an otter
@@ -35,7 +37,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help check test book lint clean distclean install install-hf outputs lab assignments pdf
+.PHONY: help check test book lint clean distclean install install-hf outputs lab assignments pdf student-book
 
 help: ## these targets, one line each
 	@echo "make TARGET, where TARGET is one of:"
@@ -106,6 +108,11 @@ book: $(STAMP) ## execute the notebooks and build the HTML book, _build/html (RE
 #   make outputs NB=book/x.ipynb     one notebook
 outputs: $(STAMP) ## re-execute notebooks in place, storing their outputs (NB=book/x.ipynb: one)
 	$(BIN)/jupyter execute --inplace $(or $(NB),book/*.ipynb)
+
+# The student edition executes nothing: it reads the notebooks `make book` executed and the {eval} values it
+# recorded (_ext/student_edition.py), so it is built right after it, and takes a small part of its time.
+student-book: book ## the book without its solutions, for a class: _build/student/html (runs make book first)
+	$(BIN)/python scripts/student_book.py
 
 pdf: $(STAMP) ## the built book printed to one PDF, _build/pdf/book.pdf (after make book)
 	$(BIN)/python scripts/make_pdf.py

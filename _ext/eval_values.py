@@ -28,10 +28,15 @@ class RecordedEvalRole(EvalRoleAny):
     def run(self):
         rendered, messages = super().run()
         if not messages:  # an expression that failed shows a warning, no value
-            env = self.document.settings.env
-            bundles = [{c["mime_type"]: c.astext() for c in bundle.children} for bundle in rendered]
-            env.eval_values.setdefault(env.docname, {}).setdefault(self.text, []).append(bundles)
+            note_rendered(self.document.settings.env, self.text, rendered)
         return rendered, messages
+
+
+def note_rendered(env, expression: str, rendered) -> None:
+    """Note in ``env.eval_values`` the mime bundles of one use of an ``{eval}`` of ``expression`` on the page
+    being read (``rendered``: the nodes the role returns)."""
+    bundles = [{c["mime_type"]: c.astext() for c in bundle.children} for bundle in rendered]
+    env.eval_values.setdefault(env.docname, {}).setdefault(expression, []).append(bundles)
 
 
 def start(app) -> None:

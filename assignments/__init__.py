@@ -2,9 +2,10 @@
 checks call the library's checkers, so students get the same hints as in the book, and hidden tests that
 grade what comes back.
 
-    geron-assignments make [CHAPTER ...] [--out DIR] [--no-run-tests]     (what `make assignments` runs)
+    geron-assignments make [CHAPTER ...] [--out DIR] [--no-run-tests] [--roster CSV]
+                                                                          (what `make assignments` runs)
     geron-assignments grade CHAPTER SUBMISSION.ipynb ... [--out DIR] [--cell-timeout S] [--timeout S]
-                                                                          [--unsafe]
+                                                                          [--unsafe] [--roster CSV]
 
 (``python -m assignments`` is the same command line.)
 
@@ -14,9 +15,10 @@ chapter's otter master notebook, runs ``otter assign`` on it and stores the hidd
 and reads the hidden tests (each question's expected value, with its checksum) and reads answers back from
 a kernel; ``grading`` grades a batch of submissions, each alone, running it with ``execution`` in a child
 process inside the ``sandbox`` (bubblewrap), and scores its answers with ``scoring``, each under a time
-limit; ``__main__`` is the command line. An exercise's ``{eval}`` numbers are the ones the built book
-shows: the book build records them (``_ext/eval_values.py``) in ``_build/eval_values.json``, so ``make
-book`` comes first.
+limit; ``roster`` reads a class roster and tells whose a submission is, ``students`` gives each student
+numbers of their own and writes their notebooks and hidden tests; ``__main__`` is the command line. An
+exercise's ``{eval}`` numbers are the ones the built book shows: the book build records them
+(``_ext/eval_values.py``) in ``_build/eval_values.json``, so ``make book`` comes first.
 """
 
 from __future__ import annotations

@@ -13,7 +13,9 @@ when the assignment was made; the checker then runs here, in the grader's own pr
 Before the first submission runs, grading refuses to start (GradingRefused) when two submissions share a
 name, the hidden tests changed since they were made, or the sandbox cannot be had here; then it imports and
 runs every checker (``scoring.prepare``). With ``unsafe``, submissions run without the sandbox, with the
-grader's rights.
+grader's rights. With a roster, each submission is scored against its student's own hidden tests (their
+numbers: ``assignments.students``), and grading also refuses to start when it cannot tell whose a
+submission is (``assignments.roster.identify``) or a student has no hidden tests.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ from geron_lib.validate import check_positive_number
 from . import ROOT, GradingRefused, kernel_environment, sandbox
 from .execution import waited
 from .hidden import read_hidden
+from .roster import identify
 from .scoring import SCORE_TIMEOUT, cell_name, prepare, score
+from .students import student_hidden
 
 #: Seconds one cell may run before it is interrupted (README, "For teachers: assignments")
 CELL_TIMEOUT = 120
@@ -194,24 +198,42 @@ def grade_one(submission: Path, hidden: list, names: dict, cell_timeout: float, 
     return outcome
 
 
+def _students_tests(hidden_tests: Path, who: dict[Path, str]) -> dict[str, list]:
+    """{student: their hidden tests (read_hidden's list)} for every student ``who`` names."""
+    tests = {}
+    for student in dict.fromkeys(who.values()):
+        path = student_hidden(hidden_tests, student)
+        if not path.is_file():
+            raise GradingRefused(f"student {student!r} has no hidden tests ({path}): run `geron-assignments "
+                                 "make --roster` with the roster that lists them")
+        tests[student] = read_hidden(path)
+    return tests
+
+
 def grade(hidden_tests: Path, submissions: list[Path], out: Path, *, cell_timeout: float = CELL_TIMEOUT,
           timeout: float = SUBMISSION_TIMEOUT, score_timeout: float = SCORE_TIMEOUT,
-          unsafe: bool = False) -> list[dict]:
-    """Grade each of ``submissions`` alone against ``hidden_tests`` (make's <chapter>-hidden.pkl), each in
-    the sandbox unless ``unsafe``; write grades.csv and one feedback file per submission into ``out``. A row
-    per submission: its name, the score of every question, total, possible, and the reason ("" when the
-    whole notebook ran and was scored in time). GradingRefused, before any submission runs, when grading
-    cannot start (the module docstring)."""
+          unsafe: bool = False, roster: list[str] | None = None) -> list[dict]:
+    """Grade each of ``submissions`` alone against ``hidden_tests`` (make's <chapter>-hidden.pkl), or, with a
+    ``roster`` (its student ids), against the hidden tests of the submission's student (assignments.roster
+    tells whose it is; assignments.students made them), each in the sandbox unless ``unsafe``; write
+    grades.csv and one feedback file per submission into ``out``. A row per submission: its name, its student
+    (with a roster), the score of every question, total, possible, and the reason ("" when the whole notebook
+    ran and was scored in time). GradingRefused, before any submission runs, when grading cannot start (the
+    module docstring, and assignments.roster.identify)."""
     cell_timeout, timeout, score_timeout = (check_positive_number(name, value) for name, value in (
         ("cell_timeout", cell_timeout), ("timeout", timeout), ("score_timeout", score_timeout)))
     stems = [s.stem for s in submissions]
     if len(set(stems)) != len(stems):
         raise GradingRefused(f"submissions must have distinct names (their feedback files are <name>.txt); "
                              f"got {sorted({s for s in stems if stems.count(s) > 1})} more than once")
+    who = identify(submissions, roster, hidden_tests.name.removesuffix("-hidden.pkl"))
     hidden = read_hidden(hidden_tests)
+    tests = _students_tests(hidden_tests, who)
     if not unsafe:
         sandbox.check_sandbox([hidden_tests.parent, out, *submissions])
-    names = prepare(hidden)  # every checker imported and run here, before the first kernel starts
+    done: dict = {}  # every checker imported and run here, before the first kernel starts
+    names = ({student: prepare(own, done) for student, own in tests.items()} if roster is not None
+             else {None: prepare(hidden)})
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -220,24 +242,29 @@ def grade(hidden_tests: Path, submissions: list[Path], out: Path, *, cell_timeou
     rows = []
     try:
         for submission in submissions:
+            student = who.get(submission)
+            own = hidden if student is None else tests[student]
             try:
-                outcome = grade_one(submission, hidden, names, cell_timeout, timeout, score_timeout,
+                outcome = grade_one(submission, own, names[student], cell_timeout, timeout, score_timeout,
                                     sandboxed=not unsafe)
             except Exception as err:  # noqa: BLE001 - one submission's trouble must not stop the others
                 outcome = Outcome({q.label: 0 for q, _ in hidden}, [],
                                   [f"the grader failed on it ({type(err).__name__}: {shown(str(err))})"])
             total = sum(outcome.scores.values())
             reason = "; ".join(outcome.reasons)
-            rows.append({"submission": submission.name, **outcome.scores, "total": total,
+            whose = {} if roster is None else {"student": student}
+            rows.append({"submission": submission.name, **whose, **outcome.scores, "total": total,
                          "possible": possible, "reason": reason})
             text = [f"{submission.name}: {total:g} / {possible:g}",
+                    *([f"Student: {student}"] if student else []),
                     *([f"Reason: {reason}."] if reason else []), "",
                     *(outcome.lines or ["Every question scores 0."])]
             (out / f"{submission.stem}.txt").write_text("\n".join(text) + "\n", encoding="utf-8")
     finally:
         with open(out / "grades.csv", "w", newline="", encoding="utf-8") as f:
-            writer = csv.DictWriter(f, fieldnames=["submission", *(q.label for q, _ in hidden), "total",
-                                                   "possible", "reason"])
+            writer = csv.DictWriter(f, fieldnames=["submission", *(["student"] if roster is not None else []),
+                                                   *(q.label for q, _ in hidden), "total", "possible",
+                                                   "reason"])
             writer.writeheader()
             writer.writerows(rows)
     return rows

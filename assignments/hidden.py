@@ -100,17 +100,29 @@ def checksum(path: Path) -> Path:
     return path.with_suffix(".sha256")
 
 
-def make_hidden(questions: list[Graded], path: Path) -> Path:
+def expected_value(question: Graded):
+    """The value a correct answer to ``question`` has: what the spec's setup and solution assign to its
+    answer, run here, once the checker has passed it (ValueError when it does not)."""
+    env: dict = {}
+    verdict = check_solution(question, env)
+    if not verdict:
+        raise ValueError(f"{question.label}: the spec's solution fails its checker{_at(question)}: "
+                         f"{verdict.message}")
+    return env[question.answer]
+
+
+def make_hidden(questions: list[Graded], path: Path, done: dict | None = None) -> Path:
     """Run every question's setup and solution here, check that its checker passes the solution, and write
     the questions with their expected values to ``path`` (pickled, read back with :func:`read_hidden`),
-    read-only, with their sha256 beside them (:func:`checksum`)."""
-    stored = []
+    read-only, with their sha256 beside them (:func:`checksum`). ``done`` keeps the expected values by
+    question and numbers, for the next call (another student's: a question whose numbers cannot vary is
+    solved once)."""
+    stored, done = [], {} if done is None else done
     for question in questions:
-        env: dict = {}
-        verdict = check_solution(question, env)
-        if not verdict:
-            raise ValueError(f"{question.label}: the spec's solution fails its checker: {verdict.message}")
-        stored.append(dataclasses.asdict(question) | {"expected": env[question.answer]})
+        key = (question.label, question.bindings)
+        if key not in done:
+            done[key] = expected_value(question)
+        stored.append(dataclasses.asdict(question) | {"expected": done[key]})
     data = pickle.dumps(stored, protocol=4)
     path.parent.mkdir(parents=True, exist_ok=True)
     for target, content in ((path, data),
@@ -119,6 +131,11 @@ def make_hidden(questions: list[Graded], path: Path) -> Path:
         target.write_bytes(content)
         target.chmod(0o444)
     return path
+
+
+def _at(question: Graded) -> str:
+    """`` at V = 41017, H = 640``: the numbers a question was solved at ("" when it cannot vary)."""
+    return " at " + ", ".join(f"{k} = {v!r}" for k, v in question.numbers.items()) if question.numbers else ""
 
 
 def read_hidden(path: Path) -> list[tuple[Graded, object]]:

@@ -28,7 +28,7 @@ class Rubric:
     mistake: str
 
 
-def _text(where: str, value) -> str:
+def plain_text(where: str, value) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{where} must be a non-empty string, got {value!r}")
     if _NOT_PLAIN.search(value):
@@ -45,8 +45,8 @@ def _rubric(where: str, label, entry) -> Rubric:
     low, high = CRITERIA
     if not isinstance(criteria, list) or not low <= len(criteria) <= high:
         raise ValueError(f"{where}: criteria must be a list of {low} to {high} items, got {criteria!r}")
-    return Rubric(str(label), tuple(_text(f"{where}, criterion {i + 1}", c) for i, c in enumerate(criteria)),
-                  _text(f"{where}, mistake", entry["mistake"]))
+    criteria = tuple(plain_text(f"{where}, criterion {i + 1}", c) for i, c in enumerate(criteria))
+    return Rubric(str(label), criteria, plain_text(f"{where}, mistake", entry["mistake"]))
 
 
 def load_rubrics(path: Path = RUBRICS) -> dict[str, Rubric]:

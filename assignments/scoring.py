@@ -29,16 +29,22 @@ from .spec import Graded, check_answer, checker_names
 SCORE_TIMEOUT = 10
 
 
-def prepare(hidden: list) -> dict:
+def prepare(hidden: list, done: dict | None = None) -> dict:
     """{label: the names its checker call needs, or why they could not be had}, for every question of
-    ``hidden`` (read_hidden's list): each checker imported and run once on the expected value, here."""
+    ``hidden`` (read_hidden's list): each checker imported and run once on the expected value, here. ``done``
+    keeps them by question and numbers, for the next call (one student's questions after another's: a setup
+    such as a jax compile runs once for all students with the same numbers)."""
     names: dict = {}
+    done = {} if done is None else done
     for question, expected in hidden:
-        try:
-            names[question.label] = checker_names(question)
-            check_answer(question, expected, names[question.label])
-        except Exception as err:  # noqa: BLE001 - the setup (say, a jax compile) or checker cannot run here
-            names[question.label] = f"(the checker could not run here: {type(err).__name__}: {err})"
+        key = (question.label, question.bindings)
+        if key not in done:
+            try:
+                done[key] = checker_names(question)
+                check_answer(question, expected, done[key])
+            except Exception as err:  # noqa: BLE001 - the setup (say, a jax compile) or checker cannot run
+                done[key] = f"(the checker could not run here: {type(err).__name__}: {err})"
+        names[question.label] = done[key]
     return names
 
 

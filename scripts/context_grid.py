@@ -12,6 +12,9 @@ Run from the repository root:
 A pilot of the schedule on one cell and seed:
   .venv/bin/python scripts/context_grid.py --cells 64:none:64 --seeds 0 --wide-seeds --epochs 10 --lr 4e-3 \
       --output PILOT.json
+A new point of the grid (another sharing mode, another E), into a file of its own:
+  .venv/bin/python scripts/context_grid.py --sharing attention ffn --cells 64:attention:64 64:ffn:64 \
+      --wide-seeds --output NEW.json --cache NEW-cache
 """
 
 import argparse
@@ -27,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from geron_lib.config import SHARING
 from geron_lib.model.checkpoint import encoder_from_arrays
 from geron_lib.model.encoder import Encoder
 from geron_lib.studies import context_grid as cg
@@ -118,13 +122,19 @@ def _cell(text: str) -> cg.Cell:
     return cg.Cell(int(E), sharing, int(H))
 
 
-def main(argv: list[str]) -> None:
+def parse(argv: list[str]) -> tuple[argparse.Namespace, cg.Grid, list[tuple[cg.Cell, int]]]:
+    """The command line read: its options, the grid they describe and the (cell, seed) runs they ask for; a
+    usage error (exit 2) when the grid refuses them or they leave no run."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     default = cg.Grid()
     parser.add_argument("--epochs", type=int, default=default.base.epochs)
     parser.add_argument("--lr", type=float, default=default.base.lr)
     parser.add_argument("--seeds", type=int, nargs="+", default=list(default.seeds))
     parser.add_argument("--wide-seeds", type=int, nargs="*", default=list(default.wide_seeds))
+    parser.add_argument("--embedding-sizes", type=int, nargs="+", default=list(default.embedding_sizes),
+                        metavar="E", help="the narrow cells' token-table widths")
+    parser.add_argument("--sharing", nargs="+", choices=SHARING, default=list(default.sharing),
+                        help="the narrow cells' sharing modes")
     parser.add_argument("--cells", nargs="+", type=_cell, default=None, metavar="E:SHARING:H",
                         help="train only these cells, e.g. 64:none:64 (default: every cell)")
     parser.add_argument("--workers", type=int, default=2)
@@ -132,10 +142,20 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--cache", type=Path, default=CACHE)
     args = parser.parse_args(argv)
     base = dataclasses.replace(default.base, epochs=args.epochs, lr=args.lr)
-    grid = dataclasses.replace(default, base=base, seeds=tuple(args.seeds), wide_seeds=tuple(args.wide_seeds))
+    try:
+        grid = dataclasses.replace(default, base=base, seeds=tuple(args.seeds),
+                                   wide_seeds=tuple(args.wide_seeds),
+                                   embedding_sizes=tuple(args.embedding_sizes), sharing=tuple(args.sharing))
+    except ValueError as err:  # a width above H, a repeated seed, ...: Grid says which
+        parser.error(str(err))
     runs = [(c, s) for c, s in grid.runs() if args.cells is None or c in args.cells]
     if not runs:
         parser.error(f"--cells must be cells of the grid {grid.cells()}, got {args.cells}")
+    return args, grid, runs
+
+
+def main(argv: list[str]) -> None:
+    args, grid, runs = parse(argv)
     budget = ft.FineTuning()
     header = json.loads(json.dumps({"grid": tx.rounded(dataclasses.asdict(grid)),
                                     "finetuning_setup": tx.rounded(dataclasses.asdict(budget)),

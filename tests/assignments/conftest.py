@@ -14,6 +14,7 @@ from assignments import EVAL_VALUES
 from assignments.master import master_notebook
 from assignments.myst import chapters_with_exercises
 from assignments.spec import load_spec
+from assignments.walkthrough import answer_cells
 
 
 @pytest.fixture(scope="session")
@@ -46,12 +47,7 @@ def fill_in(student, path, answers: dict, *, before: str = "", after: str = "", 
     that starts with ``without``."""
     notebook = nbformat.read(student, as_version=4)
     first_answer = next(i for i, c in enumerate(notebook.cells) if c.source.endswith(" = ..."))
-    for cell in notebook.cells:
-        for name, value in answers.items():
-            if cell.cell_type == "code" and cell.source.strip() == f"{name} = ...":
-                cell.source = f"{name} = {value}"
-    filled = [c.source for c in notebook.cells if c.cell_type == "code"]
-    assert all(f"{name} = {value}" in filled for name, value in answers.items())
+    answer_cells(notebook, answers)
     if before:
         notebook.cells.insert(first_answer, nbformat.v4.new_code_cell(before))
     if after:

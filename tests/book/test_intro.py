@@ -141,7 +141,11 @@ def test_the_map_and_the_teachers_plan_name_the_same_prerequisites():
                 and [getattr(t, "id", None) for t in node.targets] == ["PLAN"])
     planned = {f"book/{chapter}": after for chapter, (after, _, _) in ast.literal_eval(plan).items()}
     mapped = {page: first for pages, first in _chapter_map() for page in pages}
+    # every planned page the map lists (the map has no row for the timing appendix, which the plan has)
+    assert set(planned) - set(mapped) <= {"book/A5_timing_on_your_machine"}
     for page, after in planned.items():
+        if page not in mapped:
+            continue
         if page.endswith("00_quickstart"):
             assert not mapped[page]
             continue

@@ -1,6 +1,6 @@
 """scripts/context_grid.py on a tiny grid: every run stores its held-out losses (real, shuffled, per token),
 every pretrained encoder and the random-init baseline are fine-tuned on each task, and a second run does
-nothing."""
+nothing; a new point of the grid (a sharing mode or width it does not hold) trains the same way."""
 
 import json
 import subprocess
@@ -32,12 +32,13 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 OPTIONS = ["--workers", "1", "--epochs", "1", "--lr", "1e-2", "--seeds", "0", "1", "--wide-seeds", "0"]
 
 
-def run_script(tmp_path) -> list[str]:
-    out = subprocess.run([sys.executable, "-c", RUN_SCRIPT, str(SCRIPT), *OPTIONS, "--output",
+def run_script(tmp_path, options=OPTIONS, *, status: int = 0) -> list[str]:
+    """The script's output lines (its stderr's, when ``status`` is not 0) on the tiny grid."""
+    out = subprocess.run([sys.executable, "-c", RUN_SCRIPT, str(SCRIPT), *options, "--output",
                           str(tmp_path / "grid.json"), "--cache", str(tmp_path / "cache")],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    return out.stdout.splitlines()
+    assert out.returncode == status, out.stderr
+    return (out.stderr if status else out.stdout).splitlines()
 
 
 def test_stores_every_run_with_its_context_check_and_every_fine_tuning_and_resumes(tmp_path):
@@ -61,3 +62,19 @@ def test_stores_every_run_with_its_context_check_and_every_fine_tuning_and_resum
         assert len(r["correct"]) == test and abs(np.mean(r["correct"]) - r["accuracy"]) < 1e-3
     assert run_script(tmp_path)[0] == "9 runs: 0 to pretrain, 0 to fine-tune; 1 workers"
     assert json.loads((tmp_path / "grid.json").read_text(encoding="utf-8"))["runs"] == stored["runs"]
+
+
+def test_trains_a_new_point_of_the_grid(tmp_path):
+    # a sharing mode the grid does not hold, chosen with --sharing, one of its cells picked with --cells
+    options = ["--workers", "1", "--epochs", "1", "--lr", "1e-2", "--seeds", "0", "--wide-seeds",
+               "--sharing", "attention", "ffn", "--cells", "16:ffn:16"]
+    assert run_script(tmp_path, options)[0] == "1 runs: 1 to pretrain, 1 to fine-tune; 1 workers"
+    stored = json.loads((tmp_path / "grid.json").read_text(encoding="utf-8"))
+    assert [(r["E"], r["sharing"], r["H"], r["seed"]) for r in stored["runs"]] == [(16, "ffn", 16, 0)]
+    assert stored["grid"]["sharing"] == ["attention", "ffn"] and stored["cells"] == [[16, "ffn", 16]]
+    assert {(r["sharing"], r["pretrained"]) for r in stored["finetuning"]} == {("ffn", True)}
+
+
+def test_refuses_a_width_above_the_hidden_size(tmp_path):
+    error = run_script(tmp_path, [*OPTIONS, "--embedding-sizes", "8", "32"], status=2)[-1]
+    assert "embedding_size" in error and "32" in error

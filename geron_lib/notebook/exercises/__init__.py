@@ -11,6 +11,14 @@ its order of magnitude alone, without expanding its digits. Anything else is wro
 what was expected: a bool, a complex number (even with no imaginary part), text (even "756"), None,
 ``...``, a list or an array of one or more dimensions, NaN and infinities, a ``numpy.timedelta64`` (a
 duration), a masked value, a torch tensor (its ``.item()`` or ``.tolist()`` is the number).
+
+Two modes, one switch (:func:`graded_mode`, :func:`graded_feedback`). For self-study (the book's pages, the
+default) a wrong number is told which way it is off ("too large"). In graded mode (the assignments' student
+notebooks, their checks and the grader's feedback) feedback says whether the answer is right and, where a
+checker can tell, which kind of mistake it is (a known slip, a whole factor such as 2 or h, a percentage
+for a share), never which way to move: it quotes no wrong number and no distance to the expected value, so
+an answer a little above and one a little below it get the same message. Checkers word what differs between
+the modes with :func:`say`.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from __future__ import annotations
 import math
 import numbers
 import reprlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -36,6 +45,33 @@ SHOWN_DIGITS = 40
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = SHOWN_CHARS
 _REPR.maxlong = SHOWN_DIGITS
+
+
+#: Whether feedback is in graded mode (module docstring); only graded_mode and graded_feedback change it
+_MODE = {"graded": False}
+
+
+def graded_mode(on: bool = True) -> None:
+    """Graded feedback (``on``) or self-study feedback from here on, in this process (the assignments' student
+    notebooks switch it on in their first cell)."""
+    _MODE["graded"] = bool(on)
+
+
+@contextmanager
+def graded_feedback():
+    """Graded feedback within the ``with`` block, the mode it was in after it (the assignments' checks and
+    grader)."""
+    before = _MODE["graded"]
+    _MODE["graded"] = True
+    try:
+        yield
+    finally:
+        _MODE["graded"] = before
+
+
+def say(study: str, graded: str) -> str:
+    """The message for the mode feedback is in: ``study`` for self-study, ``graded`` in graded mode."""
+    return graded if _MODE["graded"] else study
 
 
 @dataclass(frozen=True)
@@ -146,10 +182,29 @@ def close(value: Fraction, expected, rel_tol: float) -> bool:
     return abs(value - expected) <= Fraction(rel_tol) * max(abs(value), abs(expected))
 
 
+#: Whole factors a numeric answer is checked for: off by one of them is named (a checker adds its own)
+FACTORS = {2: "2"}
+#: The factor a share or probability given in percent is off by (for checkers of shares)
+PERCENT = {100: "100: a percentage where a share is asked, or the reverse"}
+
+
+def _off_by(value: Fraction, expected, rel_tol: float, factors: dict) -> str | None:
+    """The name of the whole factor ``value`` is off from ``expected`` by (either way), if any."""
+    if not expected:
+        return None
+    for factor, name in factors.items():
+        factor = Fraction(factor)
+        if any(close(value, Fraction(expected) * f, rel_tol) for f in (factor, 1 / factor)):
+            return name
+    return None
+
+
 def grade_number(answer, expected: float, *, what: str, hint: str, rel_tol: float = 1e-9,
-                 slips: dict | None = None) -> Feedback:
+                 slips: dict | None = None, factors: dict | None = None) -> Feedback:
     """Compare a numeric answer with the expected value (a count, an int, exactly). When wrong, say what to
-    look at: the hint kept in ``slips`` for a known wrong value (a common mistake), else ``hint``."""
+    look at: the hint kept in ``slips`` for a known wrong value (a common mistake), else, when it is off by a
+    whole factor of :data:`FACTORS` or ``factors`` ({factor: its name}), that factor and ``hint``, else
+    ``hint``; which way it is off only for self-study (:func:`say`)."""
     value = exact_number(answer)
     if value is None:
         return Feedback(False, f"{what} should be a finite number (a real one: an int, a float, a Fraction "
@@ -160,5 +215,8 @@ def grade_number(answer, expected: float, *, what: str, hint: str, rel_tol: floa
     direction = "too large" if value > expected else "too small"
     whole = ("" if value.denominator == 1 or not isinstance(expected, int | np.integer)
              else " It is a count: a whole number, matched exactly.")
-    return Feedback(False, f"{shown(answer)} is {direction} for {what}.{whole} "
-                           f"{(slips or {}).get(value, hint)}")
+    slips = slips or {}
+    factor = None if value in slips else _off_by(value, expected, rel_tol, FACTORS | (factors or {}))
+    why = slips.get(value, hint) if factor is None else f"It is off by a factor of {factor}. {hint}"
+    return Feedback(False, say(f"{shown(answer)} is {direction} for {what}.", f"That is wrong for {what}.")
+                    + f"{whole} {why}")

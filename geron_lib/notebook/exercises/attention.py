@@ -11,7 +11,7 @@ from ...studies.compiled_heads import product_table
 from ...studies.conversions import value_maps
 from ...validate import check_choice, check_int
 from ..noise import rounding_noise
-from . import Feedback, grade_number
+from . import Feedback, grade_number, say
 
 HINTS = {
     "concat": "The concat form stores four H x H matrices W_Q, W_K, W_V, W_O, plus four bias vectors of "
@@ -37,7 +37,7 @@ def check_attention_params(answer, hidden_size: int, num_attention_heads: int, f
                                                            "has them. " + HINTS[form])
     return grade_number(answer, expected, what=f"the number of parameters of the {form} form at "
                         f"H = {H}, h = {h}{'' if bias else ' without biases'}", hint=HINTS[form],
-                        slips=slips)
+                        slips=slips, factors={h: f"h = {h}, the number of heads"})
 
 
 def check_sum_weights(w_sum, w_concat: dict, num_attention_heads: int) -> Feedback:
@@ -74,9 +74,11 @@ def check_sum_weights(w_sum, w_concat: dict, num_attention_heads: int) -> Feedba
         else:
             why = ("W'_V,i should be W_V[:, cols_i] @ W_O[cols_i, :], where cols_i are head i's d_head "
                    "columns of W_V, the same indices as head i's rows of W_O.")
-        return Feedback(False, f"The value maps differ (largest output difference {gap:.2g}): {why}")
-    return Feedback(False, f"W_V is right, but outputs still differ by {gap:.2g}, by the same row at every "
-                           "position: fold the value bias into the output bias, b_O + b_V @ W_O.")
+        return Feedback(False, f"The value maps differ{say(f' (largest output difference {gap:.2g})', '')}: "
+                               f"{why}")
+    return Feedback(False, f"W_V is right, but outputs still differ{say(f' by {gap:.2g}', '')}, by the same "
+                           "row at every position: fold the value bias into the output bias, "
+                           "b_O + b_V @ W_O.")
 
 
 def check_loop_products(answer, programs, num_attention_heads: int, form: str = "concat") -> Feedback:
@@ -105,7 +107,7 @@ def check_loop_products(answer, programs, num_attention_heads: int, form: str = 
     else:
         slips[loop + 1] = "The summed form has no W_O: nothing runs once after the heads."
     return grade_number(answer, loop, what=f"the products XLA keeps of the {form} form's loop over h = {h} "
-                        "heads", slips=slips,
+                        "heads", slips=slips, factors={h: f"h = {h}, the number of heads"},
                         hint=f"Count what one head multiplies: {own}, its scores Q_i K_i^T and its weighted "
                              "values A_i times the values; then what runs once for all heads. The chapter's "
                              "table shows the count at fewer heads.")

@@ -10,7 +10,7 @@ from ...config import PRESETS
 from ...costs.params import count_parameters
 from ...model.encoder import position_ids
 from ...validate import is_torch_tensor
-from . import Feedback, exact_number, grade_number, shown
+from . import Feedback, exact_number, grade_number, say, shown
 
 #: The ids of the positions exercise: <s> three tokens </s> and two pads, for roberta-base (pad id 1).
 POSITION_IDS_EXERCISE = [0, 713, 16, 205, 2, 1, 1]
@@ -59,12 +59,13 @@ def check_roberta_positions(answer) -> Feedback:
         return Feedback(False, "Its items are torch tensors: give Python ints, tensor.tolist().")
     numbers_ = [exact_number(v) for v in values]
     if not all(v is not None and v.denominator == 1 for v in numbers_):
-        return Feedback(False, f"Position ids are whole numbers, one per token; got {shown(values)}.")
+        return Feedback(False, "Position ids are whole numbers, one per token"
+                               + say(f"; got {shown(values)}.", "."))
     given = [int(v) for v in numbers_]
     if len(given) != len(expected):
         gave = f"more than {len(expected)}" if len(given) > len(expected) else len(given)
         return Feedback(False, f"There are {len(expected)} tokens, so {len(expected)} position ids; "
-                               f"you gave {gave}.")
+                               + say(f"you gave {gave}.", "your list has another length."))
     if given == expected:
         return Feedback(True, f"The positions are {expected}: real tokens count up from "
                               "pad_token_id + 1 = 2, padding stays at pad_token_id = 1.")

@@ -6,7 +6,7 @@ from ...config import EncoderConfig
 from ...costs.params import count_parameters
 from ...pretraining.masking import expected_distinct_masks
 from ...validate import check_choice, check_int, check_open_unit
-from . import Feedback, grade_number
+from . import PERCENT, Feedback, grade_number
 
 
 def check_empty_mask_probability(answer, n_tokens: int = 8, mask_prob: float = 0.15) -> Feedback:
@@ -15,6 +15,7 @@ def check_empty_mask_probability(answer, n_tokens: int = 8, mask_prob: float = 0
     mask_prob = check_open_unit("mask_prob", mask_prob)
     return grade_number(answer, (1 - mask_prob) ** n_tokens, rel_tol=1e-6,
                         what=f"the chance that none of {n_tokens} words is selected at p = {mask_prob}",
+                        factors=PERCENT,
                         hint="Each word escapes selection on its own, with probability 1 - p; the special "
                              "tokens do not count.")
 

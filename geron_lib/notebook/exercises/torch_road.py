@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...validate import check_int
-from . import Feedback, grade_number
+from . import PERCENT, Feedback, grade_number
 
 
 def special_replacement_share(vocab_size: int, n_special: int, random_share: float = 0.1) -> float:
@@ -22,7 +22,7 @@ def check_special_replacement_share(answer, vocab_size: int = 172, n_special: in
     [SEP] or [UNK] (the special tokens other than [MASK])?"""
     expected = special_replacement_share(vocab_size, n_special)
     return grade_number(
-        answer, expected, rel_tol=0.01,
+        answer, expected, rel_tol=0.01, factors=PERCENT,
         what=f"the share of selected tokens that become one of those {n_special} special tokens",
         hint="A selected token is replaced by a random token with probability 0.1, and that token is drawn "
              f"uniformly from all {vocab_size} ids, special ones included.",

@@ -9,7 +9,7 @@ from ...costs.flops import approximate_flops_per_token, flops_per_token
 from ...costs.training_memory import training_memory
 from ...studies import context_grid as cg
 from ...validate import check_choice, check_int
-from . import Feedback, close, exact_number, grade_number, preset_config, shown
+from . import PERCENT, Feedback, close, exact_number, grade_number, preset_config, shown
 
 
 def saving_costs(result: dict) -> dict[str, float]:
@@ -83,7 +83,7 @@ def check_sharing_memory_saving(answer, batch: int, seq_len: int = 128,
         if other != batch and _close(answer, sharing_memory_saving(preset, other, seq_len)):
             hint = (f"That is the share at batch {other}: the bytes sharing saves do not change with the "
                     "batch, but the total they are a share of does.")
-    return grade_number(answer, expected, rel_tol=1e-3, hint=hint,
+    return grade_number(answer, expected, rel_tol=1e-3, hint=hint, factors=PERCENT,
                         what=f"the share of {preset}'s training memory that sharing all layers saves at "
                              f"batch {batch}, T = {seq_len}")
 
