@@ -6,12 +6,21 @@ import math
 import numbers
 import sys
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 from scipy.special import comb
 
 from ..model.mlm import KEPT, MASKED, NOT_SELECTED, RANDOM, MaskedBatch
-from ..validate import check_choice, check_int, check_memory, check_open_unit, check_token_ids, check_type
+from ..validate import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_memory,
+    check_open_unit,
+    check_token_ids,
+    check_type,
+)
 from .tokenizer import SPECIAL_TOKENS, Tokenizer
 
 #: The masking schedules: one mask per sequence (BERT), ``copies`` masks cycled, a fresh mask every epoch.
@@ -53,7 +62,8 @@ def check_maskable(ids, tokenizer: Tokenizer) -> np.ndarray:
 
 
 def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
-              max_ngram: int = 1, rng=0) -> MaskedBatch:
+              max_ngram: int = 1, at_least_one: bool = False,
+              rng=0) -> MaskedBatch:
     """selected ~ Bernoulli(p) per non-special token (spans if n_max > 1).
 
     A selected token -> [MASK] 80 %, a random word 10 %, kept 10 %: BERT's
@@ -70,9 +80,13 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
     (ALBERT's released code draws it per token). The spans are of tokens,
     not of whole words as in the paper. ``max_ngram`` is at most the rows'
     length T.
+
+    ``at_least_one``: a row the draw leaves with no target gets one word,
+    drawn uniformly (:func:`_one_target_each`); every other row's masks are
+    the same as without it.
     """
-    ids, mask_prob, max_ngram, rng = _check_bert_mask(ids, tokenizer, mask_prob,
-                                                      max_ngram, rng)
+    ids, mask_prob, max_ngram, at_least_one, rng = _check_bert_mask(
+        ids, tokenizer, mask_prob, max_ngram, at_least_one, rng)
     n_special = len(tokenizer.special_ids)
     if max_ngram == 1:
         selected = (ids >= n_special) & (rng.random(ids.shape) < mask_prob)
@@ -84,6 +98,8 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
         # one draw per span
         u[selected] = rng.random(span.max() + 1)[span[selected]]
     random_words = rng.integers(n_special, tokenizer.vocab_size, ids.shape)
+    if at_least_one:
+        selected, u = _one_target_each(ids >= n_special, selected, u, rng)
     decision = np.where(u < 0.8, MASKED, np.where(u < 0.9, RANDOM, KEPT))
     decision = np.where(selected, decision, NOT_SELECTED).astype(np.int8)
     input_ids = np.where(decision == RANDOM, random_words, ids)
@@ -92,11 +108,27 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
     return MaskedBatch(input_ids, ids, decision, attention_mask)
 
 
-def _check_bert_mask(ids, tokenizer, mask_prob, max_ngram, rng):
-    """:func:`bert_mask`'s arguments, checked: (ids, mask_prob, max_ngram, a generator)."""
+def _check_bert_mask(ids, tokenizer, mask_prob, max_ngram, at_least_one, rng):
+    """:func:`bert_mask`'s arguments, checked: (ids, mask_prob, max_ngram, at_least_one, a generator)."""
     ids = check_maskable(ids, tokenizer)
     return (ids, check_open_unit("mask_prob", mask_prob), check_max_ngram(max_ngram, ids.shape[1]),
-            as_generator(rng))
+            check_bool("at_least_one", at_least_one), as_generator(rng))
+
+
+def _one_target_each(maskable: np.ndarray, selected: np.ndarray, u: np.ndarray,
+                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """t_b = argmax_t over the words of row b of v_bt,  v ~ U(0, 1): one target for each empty row.
+
+    Returns copies of ``selected`` and ``u`` (the 80/10/10 draws) in which each row with nothing selected
+    has its word t_b selected, with a fresh draw of u there; the other rows are left as they were.
+    """
+    empty = np.flatnonzero(~selected.any(axis=1))
+    keys = np.where(maskable[empty], rng.random((empty.size, maskable.shape[1])), -1.0)
+    at = keys.argmax(axis=1)
+    selected, u = selected.copy(), u.copy()
+    selected[empty, at] = True
+    u[empty, at] = rng.random(empty.size)
+    return selected, u
 
 
 def check_max_ngram(max_ngram, T: int) -> int:
@@ -147,6 +179,14 @@ def _starts(free: np.ndarray, n: int) -> np.ndarray:
     return np.flatnonzero(run[n:] - run[:-n] == n)
 
 
+class Coverage(NamedTuple):
+    """What a schedule trains on (:meth:`MaskingSchedule.coverage`): the share of sequences never trained
+    on, and the share of words ever a target."""
+
+    never_trained: float
+    ever_target: float
+
+
 class _StoredMaskings(Sequence):
     """The ``n`` maskings a schedule stores, masking m drawn by ``draw(m)`` the first time it is read and
     kept: the same maskings as drawing all n up front (each has its own seed), with no work for the copies
@@ -181,24 +221,27 @@ class MaskingSchedule:
     Masking number m is :func:`bert_mask` with the generator seeded by (base, m), where base is ``rng``
     (a seed) or one draw from it (a Generator): so every schedule starts from the same epoch-0 masking.
     ``stored`` holds the maskings preprocessing stores; each is drawn when first read, so that copies no
-    epoch reaches cost nothing (``copies=10**7`` builds at once).
+    epoch reaches cost nothing (``copies=10**7`` builds at once). ``at_least_one`` gives every masking
+    one target at least in every sequence (:func:`bert_mask`'s control).
     """
 
     def __init__(self, ids, tokenizer: Tokenizer, schedule: str = "dynamic", *,
-                 mask_prob: float = 0.15, copies: int = 10, max_ngram: int = 1, rng=0):
+                 mask_prob: float = 0.15, copies: int = 10, max_ngram: int = 1, at_least_one: bool = False,
+                 rng=0):
         self.schedule = check_choice("schedule", schedule, SCHEDULES)
         self.ids = check_maskable(ids, tokenizer)
         self.tokenizer = tokenizer
         self.mask_prob = check_open_unit("mask_prob", mask_prob)
         self.copies = check_int("copies", copies, minimum=1, maximum=sys.maxsize)  # the stored copies' len()
         self.max_ngram = check_max_ngram(max_ngram, self.ids.shape[1])
+        self.at_least_one = check_bool("at_least_one", at_least_one)
         self.base = int(rng.integers(2**63)) if isinstance(rng, np.random.Generator) else _check_seed(rng)
         n_stored = {"static": 1, "duplicated": self.copies, "dynamic": 0}[schedule]
         self.stored = _StoredMaskings(self._draw, n_stored)  # preprocessing, drawn as read
 
     def _draw(self, m: int) -> MaskedBatch:
         return bert_mask(self.ids, self.tokenizer, mask_prob=self.mask_prob, max_ngram=self.max_ngram,
-                         rng=np.random.default_rng([self.base, m]))
+                         at_least_one=self.at_least_one, rng=np.random.default_rng([self.base, m]))
 
     def mask_index(self, epoch: int) -> int:
         """m(e) = 0 (static),  e mod copies (duplicated),  e (dynamic).
@@ -233,9 +276,25 @@ class MaskingSchedule:
             counts[e] = [len(s) for s in seen]
         return counts
 
+    def coverage(self, epochs: int) -> Coverage:
+        """never = mean_b [no target in row b in any epoch],  ever = sum_bt [t ever a target] / words.
+
+        Over ``epochs`` epochs: the share of sequences never trained on (every masking they got is empty)
+        and the share of their words that are a target at least once. Only the R maskings a sequence gets
+        (:func:`draws_per_sequence`) are read. Under Bernoulli selection a row of w words is never trained
+        on with probability (1 - p)^(w R), and a word is ever a target with probability 1 - (1 - p)^R.
+        """
+        epochs = check_int("epochs", epochs, minimum=1)
+        ever = np.zeros(self.ids.shape, dtype=bool)
+        for e in range(draws_per_sequence(epochs, self.schedule, self.copies)):  # epochs 0..R-1: masks 0..R-1
+            ever |= self.masks(e).selected
+        words = self.ids >= len(self.tokenizer.special_ids)
+        return Coverage(float((~ever.any(axis=1)).mean()), float(ever.sum() / words.sum()))
+
     def __repr__(self) -> str:
         copies = f", copies={self.copies}" if self.schedule == "duplicated" else ""
         ngram = f", max_ngram={self.max_ngram}" if self.max_ngram > 1 else ""
+        ngram += ", at_least_one=True" if self.at_least_one else ""
         return (f"MaskingSchedule({self.schedule!r}, {len(self.ids)} sequences, mask_prob={self.mask_prob}"
                 f"{copies}{ngram}, {len(self.stored)} maskings stored, {self.stored.drawn} drawn)")
 
