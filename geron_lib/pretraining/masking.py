@@ -21,6 +21,7 @@ from ..validate import (
     check_token_ids,
     check_type,
 )
+from .subword import PREFIX
 from .tokenizer import SPECIAL_TOKENS, Tokenizer
 
 #: The masking schedules: one mask per sequence (BERT), ``copies`` masks cycled, a fresh mask every epoch.
@@ -100,12 +101,96 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
     random_words = rng.integers(n_special, tokenizer.vocab_size, ids.shape)
     if at_least_one:
         selected, u = _one_target_each(ids >= n_special, selected, u, rng)
+    return corrupt(ids, tokenizer, selected, u, random_words)
+
+
+def corrupt(ids: np.ndarray, tokenizer: Tokenizer, selected: np.ndarray,
+            u: np.ndarray, random_words: np.ndarray) -> MaskedBatch:
+    """x'_t = [MASK] if u_t < 0.8, r_t if u_t < 0.9, else x_t, at selected t.
+
+    BERT's 80/10/10 rule on (B, T) ids, given the selection, the uniform
+    draws u and the random words r: what every masking variant shares.
+    """
     decision = np.where(u < 0.8, MASKED, np.where(u < 0.9, RANDOM, KEPT))
     decision = np.where(selected, decision, NOT_SELECTED).astype(np.int8)
     input_ids = np.where(decision == RANDOM, random_words, ids)
     input_ids = np.where(decision == MASKED, tokenizer.mask_id, input_ids)
     attention_mask = (ids != tokenizer.pad_id).astype(np.int64)
     return MaskedBatch(input_ids, ids, decision, attention_mask)
+
+
+def word_starts(ids: np.ndarray, tokenizer: Tokenizer) -> np.ndarray:
+    """s_t = max {j <= t : token j starts a word}: (B, T), where each token's word begins.
+
+    A token starts a word unless it continues one (a WordPiece ``##`` piece); with a word-level
+    tokenizer every token is a word of its own, s_t = t.
+    """
+    continues = np.array([token.startswith(PREFIX) for token in tokenizer.vocabulary])[ids]
+    positions = np.broadcast_to(np.arange(ids.shape[1]), ids.shape)
+    return np.maximum.accumulate(np.where(continues, 0, positions), axis=1)
+
+
+def whole_word_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
+                    rng=0) -> MaskedBatch:
+    """selected_t = [v_(s_t) < p],  v ~ U(0, 1): a word is selected whole.
+
+    BERT's whole-word masking on (B, T) ids: each word (s_t from
+    :func:`word_starts`) is selected with probability p, and with it every
+    piece of it, so each token still is with probability p; then 80/10/10
+    per token (:func:`corrupt`), as BERT's code decides.
+    """
+    ids, mask_prob, rng = _check_variant(ids, tokenizer, mask_prob, rng)
+    n_special = len(tokenizer.special_ids)
+    v = rng.random(ids.shape)  # a word reads its first piece's draw
+    start = word_starts(ids, tokenizer)
+    selected = (ids >= n_special) & (np.take_along_axis(v, start, axis=1) < mask_prob)
+    u = rng.random(ids.shape)
+    random_words = rng.integers(n_special, tokenizer.vocab_size, ids.shape)
+    return corrupt(ids, tokenizer, selected, u, random_words)
+
+
+def span_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
+              geometric_p: float = 0.2, max_span: int = 10,
+              rng=0) -> MaskedBatch:
+    """n ~ Geo(q) cut at n_max: p(n) = q (1 - q)^(n-1) / sum_k q (1 - q)^(k-1).
+
+    SpanBERT's span masking (Joshi et al. 2020, section 3.1: q = 0.2,
+    n_max = 10, a mean of 3.8 words) on (B, T) ids: spans of n whole
+    words, drawn as :func:`_spans` draws them until p of a row's words are
+    selected (the budget counted in words; SpanBERT counts its tokens);
+    one 80/10/10 decision per span, for all its tokens.
+    """
+    ids, mask_prob, q, max_span, rng = _check_span_mask(
+        ids, tokenizer, mask_prob, geometric_p, max_span, rng)
+    n = np.arange(1, max_span + 1)
+    law = q * (1 - q) ** (n - 1)
+    n_special = len(tokenizer.special_ids)
+    maskable = ids >= n_special
+    first = maskable & (word_starts(ids, tokenizer) == np.arange(ids.shape[1]))
+    word = np.cumsum(first, axis=1) - 1             # (B, T) word number
+    n_words = first.sum(axis=1)
+    words = np.arange(n_words.max()) < n_words[:, None]             # (B, W)
+    span_of_word = _spans(words, mask_prob, law / law.sum(), rng)   # (B, W)
+    span = np.take_along_axis(span_of_word, np.maximum(word, 0), axis=1)
+    span = np.where(maskable, span, -1)                             # (B, T)
+    selected = span >= 0
+    u = np.ones(ids.shape)
+    # one draw per span
+    u[selected] = rng.random(span.max() + 1)[span[selected]]
+    random_words = rng.integers(n_special, tokenizer.vocab_size, ids.shape)
+    return corrupt(ids, tokenizer, selected, u, random_words)
+
+
+def _check_span_mask(ids, tokenizer, mask_prob, geometric_p, max_span, rng):
+    """:func:`span_mask`'s arguments, checked: (ids, p, q, n_max, a generator)."""
+    ids, mask_prob, rng = _check_variant(ids, tokenizer, mask_prob, rng)
+    return (ids, mask_prob, check_open_unit("geometric_p", geometric_p),
+            check_int("max_span", max_span, minimum=1), rng)
+
+
+def _check_variant(ids, tokenizer, mask_prob, rng):
+    """:func:`whole_word_mask`'s and :func:`span_mask`'s shared arguments, checked: (ids, p, a generator)."""
+    return check_maskable(ids, tokenizer), check_open_unit("mask_prob", mask_prob), as_generator(rng)
 
 
 def _check_bert_mask(ids, tokenizer, mask_prob, max_ngram, at_least_one, rng):
@@ -142,17 +227,23 @@ def check_max_ngram(max_ngram, T: int) -> int:
 
 def _ngram_spans(maskable: np.ndarray, mask_prob: float, max_ngram: int,
                  rng: np.random.Generator) -> np.ndarray:
-    """p(n) = (1/n) / sum_{k=1}^{N} 1/k, n = 1..N: the spans of n-gram masking, as a (B, T) map.
+    """p(n) = (1/n) / sum_{k=1}^{N} 1/k, n = 1..N: ALBERT's spans (:func:`_spans`), as a (B, T) map."""
+    law = 1 / np.arange(1, max_ngram + 1)
+    return _spans(maskable, mask_prob, law / law.sum(), rng)
 
-    A row with M maskable tokens gets a budget of floor(p M) tokens, plus one
-    with probability frac(p M), so p M on average. Its spans are drawn one at
-    a time until the budget is spent: n ~ p(n), cut to the budget left; the
-    start uniform among the places where n maskable tokens not yet selected
+
+def _spans(maskable: np.ndarray, mask_prob: float, law: np.ndarray,
+           rng: np.random.Generator) -> np.ndarray:
+    """n ~ law (n = 1..N), spans of maskable units until p of each row's are selected: a (B, T) map.
+
+    A row with M maskable units gets a budget of floor(p M), plus one with
+    probability frac(p M), so p M on average. Its spans are drawn one at
+    a time until the budget is spent: n ~ law, cut to the budget left; the
+    start uniform among the places where n maskable units not yet selected
     follow each other; n shrinks by one while there is no such place. The map
-    holds each selected token's span number (0, 1, ... in the order drawn,
+    holds each selected unit's span number (0, 1, ... in the order drawn,
     row after row) and -1 elsewhere.
     """
-    law = 1 / np.arange(1, max_ngram + 1)
     n_maskable = maskable.sum(axis=1)
     budgets = np.floor(mask_prob * n_maskable).astype(np.int64)
     budgets += rng.random(len(maskable)) < mask_prob * n_maskable - budgets
@@ -160,7 +251,7 @@ def _ngram_spans(maskable: np.ndarray, mask_prob: float, max_ngram: int,
     n_spans = 0
     for row, budget in enumerate(budgets):
         free = maskable[row].copy()
-        lengths = iter(rng.choice(max_ngram, size=budget, p=law / law.sum()) + 1)
+        lengths = iter(rng.choice(len(law), size=budget, p=law) + 1)
         while budget:
             n = min(int(next(lengths)), budget)
             while not (fits := _starts(free, n)).size:
@@ -277,19 +368,23 @@ class MaskingSchedule:
         return counts
 
     def coverage(self, epochs: int) -> Coverage:
-        """never = mean_b [no target in row b in any epoch],  ever = sum_bt [t ever a target] / words.
+        """never = mean_b [b has no target], ever = words ever a target / words.
 
-        Over ``epochs`` epochs: the share of sequences never trained on (every masking they got is empty)
-        and the share of their words that are a target at least once. Only the R maskings a sequence gets
-        (:func:`draws_per_sequence`) are read. Under Bernoulli selection a row of w words is never trained
-        on with probability (1 - p)^(w R), and a word is ever a target with probability 1 - (1 - p)^R.
+        Over ``epochs`` epochs: the share of sequences never trained on
+        (every masking they got is empty) and the share of their words that
+        are a target at least once. Under Bernoulli selection a row of w
+        words is never trained on with probability (1 - p)^(w R), and a word
+        is ever a target with probability 1 - (1 - p)^R, R the maskings a
+        sequence gets (:func:`draws_per_sequence`): epochs 0 ... R - 1 read
+        them all.
         """
-        epochs = check_int("epochs", epochs, minimum=1)
+        R = draws_per_sequence(epochs, self.schedule, self.copies)
         ever = np.zeros(self.ids.shape, dtype=bool)
-        for e in range(draws_per_sequence(epochs, self.schedule, self.copies)):  # epochs 0..R-1: masks 0..R-1
-            ever |= self.masks(e).selected
+        for e in range(R):
+            ever = ever | self.masks(e).selected
         words = self.ids >= len(self.tokenizer.special_ids)
-        return Coverage(float((~ever.any(axis=1)).mean()), float(ever.sum() / words.sum()))
+        return Coverage(float((~ever.any(axis=1)).mean()),
+                        float(ever.sum() / words.sum()))
 
     def __repr__(self) -> str:
         copies = f", copies={self.copies}" if self.schedule == "duplicated" else ""
