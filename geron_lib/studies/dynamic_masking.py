@@ -259,3 +259,23 @@ def primary(stored: dict, *, draws: int = intervals.DRAWS, seed: int = 0) -> dic
     corrected = comparisons(stored, PRIMARY, confidence=1 - ALPHA / len(PRIMARY), draws=draws, seed=seed)
     adjusted = intervals.holm({name: d.p for name, d in found.items()})
     return {name: Primary(d, corrected[name], adjusted[name]) for name, d in found.items()}
+
+
+#: How much of a gap the control closes (exploratory): static minus dynamic as they are, against the same
+#: under the control; then static x k minus dynamic, the same way.
+CLOSED_BY_CONTROL = {
+    "static against dynamic": ((("chapter", "static"), ("chapter", "dynamic")),
+                               (("at_least_one", "static"), ("at_least_one", "dynamic"))),
+    "static x k against dynamic": ((("chapter", "duplicated"), ("chapter", "dynamic")),
+                                   (("at_least_one", "duplicated"), ("at_least_one", "dynamic"))),
+}
+
+
+def gap_change(stored: dict, gap, other, *, confidence: float = 0.95, draws: int = intervals.DRAWS,
+               seed: int = 0) -> intervals.Difference:
+    """(a - b) - (c - d): how much the gap between arms a and b (``gap``, a pair of arms) exceeds the gap
+    between c and d (``other``), with its interval over seeds and held-out targets: the per-seed,
+    per-target differences a - b and c - d compared as two cells by
+    :func:`~geron_lib.studies.intervals.difference`."""
+    first, second = ((token_losses(stored, x) - token_losses(stored, y)) for x, y in (gap, other))
+    return intervals.difference(first, second, confidence=confidence, draws=draws, seed=seed)
