@@ -69,8 +69,8 @@ def test_berts_table_8_is_the_evidence_for_80_10_10_and_it_is_small():
 
 
 def test_the_gap_decomposes_into_empty_masks_and_repeats_with_the_policys_intervals():
-    shown = run_cells(PAGE, "ch4-corpus", "ch4-coverage", "ch4-table8", "ch4-stored", "ch4-primary",
-                      "ch4-statistics")
+    shown = run_cells(PAGE, "ch4-corpus", "ch4-coverage", "ch4-model", "ch4-table8", "ch4-stored",
+                      "ch4-primary", "ch4-statistics")
     stored = shown["stored"]
     # the three parts add up to static minus dynamic exactly
     assert shown["dm_empty"] + shown["dm_repeats"] + shown["dm_control_dynamic"] == pytest.approx(
