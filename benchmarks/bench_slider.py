@@ -50,7 +50,7 @@ def main(updates: int = 60, clock=time.perf_counter) -> None:
                                            itertools.islice(itertools.cycle(range(16, 769, 16)), 0, 336, 7)),
         "L (sharing explorer)": _updates(sharing_explorer(timings), "L", DEPTHS),
         "h (heads explorer)": _updates(heads_explorer(), "h", (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)),
-        # every E the slider offers at H = 768 (larger E is taken as H), with the stored grid
+        # every E the slider offers at H = 768 (larger E is taken as H)
         "E (budget explorer)": _updates(budget_explorer(), "E", EMBEDDING_SIZES),
     }
     samples = sample_seconds(sliders, repeat=updates, min_seconds=1e-9, clock=clock)

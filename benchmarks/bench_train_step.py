@@ -28,8 +28,8 @@ import time
 
 from _thread_count import set_threads
 
-#: "a": a mid size; "experiment-*": the trade-off experiment's runs (geron_lib.studies.tradeoffs.Setup,
-#: the stored grid's settings), not shared at E = H and all shared at its smallest sharing-mode E
+#: "a": a mid size; "experiment-*": the context grid's narrow cells (geron_lib.studies.tradeoffs.Setup, the
+#: grid's base: H 64, L 4), not shared at E = H and all shared at E = 16 (its smallest sharing-mode E)
 #: "grid-wide": the context grid's wide cell (geron_lib.studies.context_grid.Grid: all shared at H 128, h 4,
 #: F 512, E 64), the width bet against "experiment-none"
 SIZES = ("a", "experiment-none", "experiment-all", "grid-wide")

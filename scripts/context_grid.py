@@ -1,4 +1,4 @@
-"""The trade-off grid trained until the miniatures read context, stored for chapter 5: every run of
+"""The trade-off grid trained until the miniatures read context, stored for chapter 6: every run of
 geron_lib.studies.context_grid.Grid pretrained (its held-out loss per token, and on shuffled rows beside the
 real ones), then fine-tuned on each task; for the narrow not-shared E = H cell, a randomly initialised
 encoder fine-tuned beside it, seed by seed.
@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-from tradeoff_experiment import _clock, _write, run_progress
 
 from geron_lib.model.checkpoint import encoder_from_arrays
 from geron_lib.model.encoder import Encoder
@@ -51,6 +50,31 @@ def _start_worker(grid: cg.Grid, budget: ft.FineTuning) -> None:
 
 def _weights(cache: Path, cell: cg.Cell, seed: int) -> Path:
     return cache / f"E{cell.E}-{cell.sharing}-H{cell.H}-seed{seed}.npz"
+
+
+def run_progress(label: str, total: int):
+    """The callback a training step calls: a line at every tenth of the run's ``total`` steps, with the
+    steps per second and the time left in this run."""
+    start, step = time.perf_counter(), [0]
+
+    def progress(_text: str) -> None:
+        step[0] += 1
+        if step[0] % max(1, total // 10) == 0 and step[0] < total:
+            spent = time.perf_counter() - start
+            print(f"  {label}: step {step[0]:,}/{total:,}, {step[0] / spent:.1f} steps/s, about "
+                  f"{_clock(spent / step[0] * (total - step[0]))} left in this run", flush=True)
+
+    return progress
+
+
+def _write(stored: dict, path: Path) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def _clock(seconds: float) -> str:
+    return f"{int(seconds // 3600)}:{int(seconds % 3600 // 60):02d}:{int(seconds % 60):02d}"
 
 
 def _pretrain(cell: cg.Cell, seed: int, cache: Path) -> dict:

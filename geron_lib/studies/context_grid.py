@@ -168,14 +168,16 @@ class Primary(NamedTuple):
     def resolved(self) -> bool:
         return self.holm_p <= ALPHA
 
-    def said(self, scale: float = 1.0, digits: int = 3) -> str:
-        """The difference (times ``scale``) in words, for a page: "raised it by 1.58 (corrected interval
-        +1.50 to +1.66)" when resolved, else "changed it by +0.02, not resolved (corrected interval ...)"."""
-        d, c = self.difference, self.corrected
+    def said(self, scale: float = 1.0, digits: int = 3, unit: str = "") -> str:
+        """The difference (times ``scale``, in ``unit``) in words, for a page: "raised by 1.58 nats
+        (corrected interval +1.50 to +1.66)" when resolved, else "changed by +0.02 nats, not resolved
+        (corrected interval ...)"."""
+        d, c, unit = self.difference, self.corrected, f" {unit}" if unit else ""
         corrected = f"corrected interval {scale * c.low:+.{digits}f} to {scale * c.high:+.{digits}f}"
         if not self.resolved:
-            return f"changed it by {scale * d.mean:+.{digits}f}, not resolved ({corrected})"
-        return f"{'raised' if d.mean > 0 else 'lowered'} it by {scale * abs(d.mean):.{digits}f} ({corrected})"
+            return f"changed by {scale * d.mean:+.{digits}f}{unit}, not resolved ({corrected})"
+        way = "raised" if d.mean > 0 else "lowered"
+        return f"{way} by {scale * abs(d.mean):.{digits}f}{unit} ({corrected})"
 
 
 def primary(stored: dict, *, draws: int = intervals.DRAWS, seed: int = 0) -> dict[tuple[str, str], Primary]:

@@ -66,16 +66,20 @@ def seed_correlation(a, b) -> float:
     return float(np.corrcoef(ma, mb)[0, 1])
 
 
-def difference(a, b, *, confidence: float = 0.95, draws: int = DRAWS, seed: int = 0) -> Difference:
-    """d* = mean_{i in S*} a_i . w - mean_{i in S'*} b_i . w,  w = an example resample's counts / n.
+def difference(a, b, *, confidence: float = 0.95, draws: int = DRAWS,
+               seed: int = 0) -> Difference:
+    """d* = mean_{i in S*} a_i . w - mean_{i in S'*} b_i . w,
+    w = an example resample's counts / n.
 
-    A two-level bootstrap: each draw resamples the seeds of each cell (the same seeds for both when they
-    are paired) and, shared by both cells, the n examples; the interval holds the draws' central
-    ``confidence`` share. Seeds are paired when both cells have the same number and their correlation
-    (:func:`seed_correlation`) is positive; otherwise each cell's seeds are resampled on their own. p is
-    twice the smaller share of draws on either side of zero. Each run's noise over its examples is counted
-    twice (in the run's mean, which the seed resample draws, and again by the example resample), so the
-    interval errs wide, never narrow.
+    A two-level bootstrap: each draw resamples the seeds of each cell (the
+    same seeds for both when they are paired) and, shared by both cells, the
+    n examples; the interval holds the draws' central ``confidence`` share.
+    Seeds are paired when both cells have the same number and their
+    correlation (:func:`seed_correlation`) is positive; otherwise each
+    cell's seeds are resampled on their own. p is twice the smaller share of
+    draws on either side of zero. Each run's noise over its examples is
+    counted twice (in the run's mean, which the seed resample draws, and
+    again by the example resample), so the interval errs wide, never narrow.
     """
     a, b, confidence = _check_runs(a, b, confidence)
     draws = check_int("draws", draws, minimum=100)
@@ -85,15 +89,20 @@ def difference(a, b, *, confidence: float = 0.95, draws: int = DRAWS, seed: int 
     n, d = a.shape[1], []
     for start in range(0, draws, CHUNK):
         m = min(CHUNK, draws - start)
-        w = np.stack([np.bincount(rng.integers(0, n, n), minlength=n) for _ in range(m)]) / n  # (m, n)
+        counts = [np.bincount(rng.integers(0, n, n), minlength=n)
+                  for _ in range(m)]
+        w = np.stack(counts) / n                     # (m, n)
         sa = rng.integers(0, len(a), (m, len(a)))
         sb = sa if paired else rng.integers(0, len(b), (m, len(b)))
-        run_a, run_b = w @ a.T, w @ b.T                   # (m, k): each run's mean over the resample
-        d.append(np.take_along_axis(run_a, sa, 1).mean(1) - np.take_along_axis(run_b, sb, 1).mean(1))
+        run_a, run_b = w @ a.T, w @ b.T  # (m, k): each run's resampled mean
+        d.append(np.take_along_axis(run_a, sa, 1).mean(1)
+                 - np.take_along_axis(run_b, sb, 1).mean(1))
     d = np.concatenate(d)
-    low, high = np.quantile(d, [(1 - confidence) / 2, (1 + confidence) / 2])
+    tails = [(1 - confidence) / 2, (1 + confidence) / 2]
+    low, high = np.quantile(d, tails)
     p = min(1.0, 2 * min((d <= 0).mean(), (d >= 0).mean()))
-    return Difference(float(a.mean() - b.mean()), float(low), float(high), float(p), r, paired, confidence)
+    return Difference(float(a.mean() - b.mean()), float(low), float(high),
+                      float(p), r, paired, confidence)
 
 
 def holm(p_values: dict) -> dict:

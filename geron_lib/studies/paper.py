@@ -1,6 +1,7 @@
 """The ALBERT paper's published parameter counts (Lan et al. 2020, Tables 1, 3 and 4) as data: every row
 with the EncoderConfig that describes it, our exact count, and which ways of counting reach the figure; and
-the paper's downstream scores (Tables 2, 3 and 4: each task, the Avg column, Table 2's speed-ups)."""
+the paper's downstream scores (Tables 2, 3 and 4: each task, the Avg column, Table 2's speed-ups); and how
+BERT, ALBERT and RoBERTa base were pretrained, as their three papers print it (PRETRAINING)."""
 
 from __future__ import annotations
 
@@ -298,3 +299,75 @@ BERT_TABLE_8 = tuple(MaskingAblation(*row) for row in (
     (0.8, 0.2, 0.0, 84.4, 95.2, 94.7),
     (0.0, 0.2, 0.8, 83.7, 94.8, 94.6),
     (0.0, 0.0, 1.0, 83.6, 94.9, 94.6)))
+
+
+@dataclass(frozen=True)
+class Pretraining:
+    """How one base model was pretrained, as its paper prints it. Its geometry (E, H, L, sharing) is the
+    library's preset ``preset``; the rest is the paper's: the sentence task beside the masked LM, how the
+    masks were chosen, the data (what it is and its size in GB of text), sequences per step, steps, the
+    parameter figure in millions (None: the paper prints no total; then ``over_bert_millions``, what it says
+    the model adds to BERT base, if it says), and where each figure is printed."""
+
+    model: str
+    preset: str
+    sentence_task: str
+    masking: str
+    data: str
+    data_gb: int
+    batch: int
+    steps: int
+    millions: int | None
+    where: str
+    over_bert_millions: int | None = None
+
+    @property
+    def config(self) -> EncoderConfig:
+        return PRESETS[self.preset]
+
+    @property
+    def sequences(self) -> int:
+        """Sequences seen in pretraining: batch x steps."""
+        return self.batch * self.steps
+
+
+#: BERT base (Devlin et al. 2019), ALBERT base (Lan et al. 2020) and RoBERTa base (Liu et al. 2019). BERT's
+#: 16 GB is RoBERTa's figure (section 2.5; BERT's own paper counts 3.3 billion words) and its static masks
+#: are RoBERTa's account of BERT's code (section 4.1). ALBERT's paper does not say whether its masks are
+#: drawn once or per epoch, so its row says neither. RoBERTa base's batch and steps are its Table 9, its data
+#: Table 8's "all data"; it prints no total for RoBERTa base, but says that its 50K byte-level BPE vocabulary
+#: "adds approximately 15M" parameters to BERT base (section 4.4).
+PRETRAINING = (
+    Pretraining("BERT base", "bert-base", "NSP", "static, single tokens",
+                "BookCorpus + Wikipedia", 16, 256, 1_000_000, 110,
+                "Devlin et al. sections 3 and A.2; Liu et al. sections 2.5 and 4.1"),
+    Pretraining("ALBERT base", "albert-base-v2", "SOP", "n-grams of up to 3 words",
+                "BookCorpus + Wikipedia", 16, 4096, 125_000, 12,
+                "Lan et al. section 4.1 and Table 1"),
+    Pretraining("RoBERTa base", "roberta-base", "none", "dynamic, single tokens",
+                "five English corpora", 160, 8_000, 500_000, None,
+                "Liu et al. sections 3.2, 4.1, 4.2 and 4.4, Tables 8 and 9", over_bert_millions=15),
+)
+
+
+def pretraining_table(rows=PRETRAINING) -> str:
+    """The rows as one Markdown table: E and sharing from each preset, the papers' figures, and the library's
+    count of each preset with its pooler beside the paper's."""
+    rows = check_sequence("rows", rows, "Pretraining")
+    if not rows or not all(isinstance(r, Pretraining) for r in rows):
+        raise TypeError("rows must be a non-empty sequence of Pretraining (as PRETRAINING holds)")
+    head = ["Model", "E", "Sharing", "Sentence task", "Masking", "Data", "Batch", "Steps",
+            "Parameters (paper)", "`count_parameters`"]
+    lines = ["| " + " | ".join(head) + " |", "|---|--:|---|---|---|---|--:|--:|--:|--:|"]
+    for r in rows:
+        c = r.config
+        if r.millions is not None:
+            paper = f"{r.millions}M"
+        elif r.over_bert_millions is not None:
+            paper = f"BERT base + about {r.over_bert_millions}M"
+        else:
+            paper = "not printed"
+        cells = [r.model, f"{c.E:,}", c.sharing, r.sentence_task, r.masking, f"{r.data}, {r.data_gb} GB",
+                 f"{r.batch:,}", f"{r.steps:,}", paper, f"{count_parameters(c, pooler=True).total:,}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -1,5 +1,7 @@
-"""Where a trained miniature's heads look: the unfactorised, not-shared model of chapter 5's grid (E = H =
-64, seed 0), shipped with the library, read on one sentence of the held-out documentation text."""
+"""Where a trained miniature's heads look: an unfactorised, not-shared model (E = H = 64, seed 0), shipped
+with the library, read on one sentence of the held-out documentation text. Its weights come from the first
+trade-off grid (6 epochs), whose stored results the context grid (chapter 6, "What the savings cost in
+training") replaced; its data, tokenizer and model are the context grid's."""
 
 from __future__ import annotations
 
@@ -15,7 +17,8 @@ from ..validate import check_finite_array, check_int, check_type, plain_array
 from . import stored
 from .tradeoffs.setup import Setup
 
-#: The cell and seed shipped: ``scripts/ship_miniature.py`` copies its weights from the grid's cache.
+#: The cell (E, sharing; at H = 64) and seed shipped: ``scripts/ship_miniature.py`` copies its weights from a
+#: grid's cache.
 CELL, SEED = (64, "none"), 0
 SHIPPED_BY = "scripts/ship_miniature.py"
 #: Its encoder's arrays (``model.checkpoint.encoder_arrays``) and its tokenizer's pieces, one a line.

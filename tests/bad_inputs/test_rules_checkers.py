@@ -22,8 +22,8 @@ from geron_lib.notebook.exercises import Feedback
 from geron_lib.notebook.exercises.attention import check_sum_weights
 from geron_lib.notebook.exercises.hugging_face import check_roberta_positions
 from geron_lib.notebook.exercises.tradeoffs import check_costlier_saving, saving_costs
+from geron_lib.studies.context_grid import load_stored
 from geron_lib.studies.conversions import concat_to_sum
-from geron_lib.studies.tradeoffs import load_stored
 
 NOT_A_NUMBER = "should be a finite number"
 #: Large answers, shared by the rows that give them
@@ -144,7 +144,7 @@ def test_the_sum_form_weights_are_graded_and_anything_else_is_told_what_is_due(c
 # The costlier saving: one of two names ----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def costlier() -> tuple[str, str]:
-    """(the right name, the other one), from the stored grid."""
+    """(the right name, the other one), from the stored context grid."""
     costs = saving_costs(load_stored())
     best = max(("factorising", "sharing"), key=costs.get)
     return best, {"factorising": "sharing", "sharing": "factorising"}[best]

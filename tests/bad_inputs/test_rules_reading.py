@@ -34,6 +34,7 @@ from geron_lib.notebook.exercises.sharing import check_shared_count
 from geron_lib.pretraining.subword import WordPieceTokenizer
 from geron_lib.pretraining.tokenizer import SPECIAL_TOKENS
 from geron_lib.studies import stored
+from geron_lib.studies import tradeoffs as tx
 from geron_lib.studies import trained_attention as ta
 from geron_lib.studies.conversions import concat_to_sum
 from geron_lib.studies.depth import layer_movement
@@ -124,6 +125,12 @@ def loss_of(classifier: SequenceClassifier, ids, labels) -> float:
          ("table", "masked array")),
     case("layer_movement", "masked states", call(layer_movement, [X, masked(X, X > 1)]),
          ("states[1]", "masked array")),
+    case("token_table_rank", "a masked table (the SVD reads what the mask hides)",
+         call(tx.token_table_rank, masked(X[0], X[0] > 1)), ("table", "masked array")),
+    case("moved_rows", "a masked trained table",
+         call(tx.moved_rows, X[0] + 1, masked(X[0], X[0] > 1)), ("trained", "masked array")),
+    case("rank_in_text", "masked ids", call(tx.rank_in_text, X[0], masked([0, 1, 2], [0, 1, 0]), 0),
+         ("ids", "masked array")),
     case("paired_interval", "masked seeds",
          call(paired_interval, masked([0.1, 0.2, 0.3], [0, 0, 1]), [0.1, 0.2, 0.3]), ("masked array",)),
 ])

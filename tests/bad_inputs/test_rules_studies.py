@@ -17,6 +17,7 @@ from geron_lib.pretraining.sentence_pairs import SentencePair
 from geron_lib.studies import attention_timing as at
 from geron_lib.studies import (
     compiled_heads,
+    context_grid,
     depth,
     factorised,
     finetuning,
@@ -30,7 +31,6 @@ from geron_lib.studies import (
 )
 from geron_lib.studies import conversions as conv
 from geron_lib.studies import dynamic_masking as dm
-from geron_lib.studies import tradeoffs as tx
 
 TABLE = np.random.default_rng(0).normal(size=(6, 4))
 PAIR = SentencePair("the cat", "sat", 0)
@@ -519,7 +519,7 @@ def load_written(text: str, script="scripts/x.py"):
 
 @pytest.mark.parametrize(("entry", "error", "names"), [
     case("hf_gap.load_stored", "path an int", call(hf_gap.load_stored, 5), TypeError, ("path",)),
-    case("tradeoffs.load_stored", "path None", call(tx.load_stored, None), TypeError, ("path",)),
+    case("context_grid.load_stored", "path None", call(context_grid.load_stored, None), TypeError, ("path",)),
     case("stored.load", "path bytes", call(stored.load, b"results.json", "scripts/x.py"), TypeError,
          ("path",)),
     case("stored.load", "no such file", call(stored.load, "no/such/results.json", "scripts/x.py"),

@@ -29,7 +29,7 @@ def test_the_opener_comes_first_computed_by_a_hidden_cell():
     headings = [i for i, c in enumerate(QUICKSTART.cells) if c.cell_type == "markdown"
                 and re.search(r"^## ", c.source, re.MULTILINE)]
     assert headings[0] == IDS.index("quickstart-why"), "the opener is the page's first section"
-    assert "## ALBERT in eight numbers" in QUICKSTART.cells[headings[1]].source
+    assert "## ALBERT base in the library" in QUICKSTART.cells[headings[1]].source  # then the library
     assert IDS.index("quickstart-why-numbers") < IDS.index("quickstart-why")
     assert {"remove-input", "remove-output"} <= set(NUMBERS.metadata.get("tags", []))
 

@@ -1,7 +1,10 @@
-"""The quickstart's account of the reference functions, recomputed: what albert() counts is the simplified
-model the page lists, counted here by hand from that list (so its count grows with the input's length);
-roberta() masks BERT's data-script count per row; and the opening's distinct masks follow the independent
-per-word selection of Hugging Face's collator, recomputed by brute force over every outcome."""
+"""The quickstart's claims, recomputed. Its library section: ALBERT base's encoder returns (B, T, H) with one
+stored block for its L layers. Its table of the three papers: the ratios the prose draws from it, against
+the papers' figures typed here once more, and the vocabulary exercise's items, counted by hand. Its account
+of the reference functions: what albert() counts is the simplified model the page lists, counted here by
+hand from that list (so its count grows with the input's length); roberta() masks BERT's data-script count
+per row; and the opening's distinct masks follow the independent per-word selection of Hugging Face's
+collator, recomputed by brute force over every outcome."""
 
 import itertools
 import math
@@ -11,6 +14,7 @@ import pytest
 from page_cells import run_cells
 
 import geron_lib as gl
+from geron_lib import EncoderConfig, count_parameters
 from geron_lib.pretraining.masking import expected_distinct_masks
 
 PAGE = "book/00_quickstart"
@@ -19,6 +23,45 @@ PAGE = "book/00_quickstart"
 @pytest.fixture(scope="module")
 def shown():
     return run_cells(PAGE, "335bb84b", "qs-simplifications")
+
+
+@pytest.fixture(scope="module")
+def library():
+    return run_cells(PAGE, "3246bab0", "87b2da20", "9881ca24", "545bd463", "qs-encoder-numbers",
+                     "qs-papers-table", "qs-papers-numbers", "335bb84b", "29284ad9")
+
+
+def test_the_library_section_runs_albert_base(library):
+    config, ids = library["albert_base"], library["ids"]
+    assert (config.hidden_size, config.num_hidden_layers, config.E) == (768, 12, 128)
+    assert library["hidden"].shape == ids.shape + (config.hidden_size,)
+    assert (library["qs_enc_B"], library["qs_enc_T"], library["qs_enc_H"]) == ids.shape + (768,)
+    assert library["qs_enc_L"] == 12 and library["qs_enc_blocks"] == 1
+    assert library["qs_enc_mib"] == pytest.approx(count_parameters(config).total * 8 / 2**20)
+
+
+def test_the_table_prose_says_what_the_papers_print(library):
+    # BERT: 256 x 1M steps on 16 GB; ALBERT: 4096 x 125K; RoBERTa base: 8K x 500K on 160 GB (Table 9)
+    assert library["qs_tab_E"] == 128
+    assert library["qs_tab_albert_steps"] == 1_000_000 / 125_000
+    assert library["qs_tab_data"] == 160 / 16
+    assert library["qs_tab_batch"] == 8_000 / 256
+    assert library["qs_tab_seqs"] == (8_000 * 500_000) / (256 * 1_000_000)
+    assert (library["qs_tab_rb_extra"], library["qs_tab_bert_own"], library["qs_paper_bert_base"]) == (
+        15, 110, 108)
+    bert, albert = (count_parameters(EncoderConfig.preset(n), pooler=True).total
+                    for n in ("bert-base", "albert-base-v2"))
+    assert library["qs_tab_fewer"] == pytest.approx(bert / albert)
+
+
+def test_the_vocabulary_exercise_counts_by_hand(library):
+    # RoBERTa base against BERT base: 50,265 - 30,522 token rows, 514 - 512 positions, 1 - 2 types, H = 768
+    H = 768
+    assert library["qs_ex_tokens"] == (50_265 - 30_522) * H
+    assert library["qs_ex_positions"] == (514 - 512) * H
+    assert library["qs_ex_types"] == (1 - 2) * H
+    assert library["qs_ex_total"] == (50_265 - 30_522 + 514 - 512 + 1 - 2) * H
+    assert round(library["qs_ex_total_m"]) == library["qs_tab_rb_extra"]
 
 
 def reference_albert_count(V: int, E: int, H: int, T: int, F: int | None = None) -> int:

@@ -1,14 +1,18 @@
-"""Chapter 2's claims about the paper's counts and the model's relatives, recomputed: each value its prose
-shows (the page's own cells, run here) against an independent count, written out below from the layer
-shapes rather than taken from geron_lib.costs."""
+"""Chapter 2's claims about the paper's counts, training and the model's relatives, recomputed: each value
+its prose shows (the page's own cells, run here) against an independent count, written out below from the
+layer shapes rather than taken from geron_lib.costs; the shared block's gradient against finite
+differences; what sharing saves in a training step against the parameter counts; and what the paper's
+speed-ups are set beside."""
 
 import numpy as np
 import pytest
-from page_cells import run_cells
+from page_cells import code_cells, run_cells
 
 from geron_lib import PRESETS, Encoder, EncoderConfig, count_parameters
+from geron_lib.costs.flops import count_flops
+from geron_lib.model.gradcheck import numeric_gradient, relative_error
 from geron_lib.studies import depth
-from geron_lib.studies.paper import TABLE_1, TABLE_3, TABLE_4
+from geron_lib.studies.paper import TABLE_1, TABLE_2, TABLE_3, TABLE_4
 
 PAGE = "book/02_cross_layer_sharing"
 
@@ -31,6 +35,79 @@ def nearest_million(n: int) -> int:
 @pytest.fixture(scope="module")
 def shown():
     return run_cells(PAGE, "7972704e")
+
+
+@pytest.fixture(scope="module")
+def training():
+    """The page's training cells, after its imports, with the ALBERT base its figure cell defines."""
+    namespace = run_cells(PAGE)
+    namespace["albert_base"] = PRESETS["albert-base-v2"]
+    cells = code_cells(PAGE)
+    for cell_id in ("sharing-gradient", "sharing-gradient-check", "sharing-gradient-numbers",
+                    "sharing-memory", "sharing-memory-numbers", "sharing-speed", "sharing-speed-numbers"):
+        exec(cells[cell_id], namespace)
+    return namespace
+
+
+def test_the_shared_gradient_is_the_sum_of_its_uses(training):
+    shared, copies, L = training["shared"], training["copies"], training["L_tiny"]
+    assert shared.config.sharing == "all" and copies.config.sharing == "none" and L > 1
+    # the copies are separate arrays holding the shared values
+    assert len({id(a) for a, _ in copies.layers}) == L
+    g_shared, g_copies = training["g_shared"], training["g_copies"]
+    for name, g in g_shared.items():
+        if name.startswith("layers.0."):
+            uses = [g_copies[name.replace("layers.0.", f"layers.{i}.")] for i in range(L)]
+            np.testing.assert_allclose(g, sum(uses), rtol=1e-10, atol=1e-13)
+    assert training["grad_arrays"] == sum(1 for n in g_shared if n.startswith("layers.0."))
+    # "nearly the same way" at the Hugging Face initialisation; nearly orthogonal with wider weights
+    first, last = (g_copies[f"layers.{i}.ffn.W_1"].ravel() for i in (0, L - 1))
+    assert training["grad_cos"] == pytest.approx(first @ last / np.linalg.norm(first) / np.linalg.norm(last))
+    assert training["grad_cos"] > 0.99 and abs(training["grad_cos_wide"]) < 0.5
+    assert not np.array_equal(first, last)
+
+
+def test_the_shared_gradient_matches_finite_differences(training):
+    # the loss whose gradient with respect to X_L is d_hidden: sum(d_hidden * X_L)
+    shared, ids, d_hidden = training["shared"], training["ids"], training["d_hidden"]
+    params = shared.parameters()
+    for name in ("layers.0.ffn.b_1", "layers.0.attention.W_O"):
+        numeric = numeric_gradient(lambda: float((d_hidden * shared(ids)).sum()), params[name], 1e-4)
+        assert relative_error(training["g_shared"][name], numeric) < 1e-6, name
+
+
+def test_sharing_saves_the_parameter_bytes_not_the_activations(training):
+    memory, config = training["memory"], PRESETS["albert-base-v2"]
+    n = {mode: count_parameters(config.replace(sharing=mode), mlm_head=True).total
+         for mode in ("all", "none")}
+    for mode, m in memory.items():
+        assert m.itemsize == 4 and m.parameters == 4 * n[mode] * 4  # weights, gradients, m and v in float32
+    assert memory["all"].activations == memory["none"].activations > memory["none"].parameters
+    assert training["mem_params_ratio"] == pytest.approx(n["none"] / n["all"])
+    assert 1 < training["mem_total_ratio"] < 1.5 < training["mem_params_ratio"]
+
+
+def test_the_speed_ups_beside_the_arithmetic(training):
+    speed = {row.model: row.speedup for row in TABLE_2}
+    T, masked = 512, 77  # the models' longest sequences, 15 % of them predicted
+
+    def step(name):
+        return count_flops(PRESETS[name], T, mlm_head=True, training=True, masked=masked)
+
+    large, albert_large, xxlarge = step("bert-large"), step("albert-large-v2"), step("albert-xxlarge-v2")
+    assert training["sp_large_flops"] == pytest.approx(albert_large.total / large.total)
+    assert abs(training["sp_large_flops"] - 1) < 0.02 and training["sp_large"] == speed["ALBERT large"] > 1.5
+    assert training["sp_large_fewer"] > 10
+    # "the fewer ones are the MLM head's narrow output layer": only the head and ALBERT's E -> H map differ
+    differ = {k for k, v in large.items().items() if v != albert_large.items()[k]}
+    assert differ == {"mlm_dense", "mlm_decoder", "embedding_projection"}
+    head = (large.mlm_dense + large.mlm_decoder) - (albert_large.mlm_dense + albert_large.mlm_decoder)
+    fewer = large.total - albert_large.total
+    assert head > fewer > 0 and large.mlm_decoder - albert_large.mlm_decoder > 0.9 * fewer
+    # xxlarge: many times the FLOPs, fewer times slower
+    assert training["sp_xxl_flops"] == pytest.approx(xxlarge.total / large.total)
+    assert training["sp_xxl_flops"] > 2 * training["sp_xxl_slower"] > 2
+    assert training["sp_base_over_bert"] > 1 and abs(training["sp_base_flops"] - 1) < 0.05
 
 
 def test_unshared_figures_are_plain_counts_only_at_alberts_vocabulary(shown):

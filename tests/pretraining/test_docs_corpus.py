@@ -1,5 +1,5 @@
 """The documentation corpus: Python 3.11's reST sources as Debian ships them, cleaned once, committed
-(gzip) under the PSF licence; and the trade-off grid's split of it, whose held-out paragraphs neither the
+(gzip) under the PSF licence; and the context grid's split of it, whose held-out paragraphs neither the
 tokenizer nor training saw."""
 
 import gzip
@@ -14,6 +14,7 @@ import pytest
 
 from geron_lib.pretraining import corpus
 from geron_lib.pretraining.subword import WordPieceTokenizer
+from geron_lib.studies import context_grid as cg
 from geron_lib.studies import tradeoffs as tx
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,7 +53,7 @@ def test_paragraphs_are_english_with_the_markup_rendered():
 
 
 def test_held_out_paragraphs_unseen_by_tokenizer_and_training():
-    setup = tx.Setup()
+    setup = cg.Grid().base
     d = tx.data(setup)
     paragraphs = corpus.load("docs")
     train, held = corpus.split(paragraphs, setup.n_held_out, seed=0)

@@ -188,6 +188,7 @@ def test_layer_jumps_average_the_change_of_movement_from_layer_to_layer():
 def test_a_primary_comparison_says_resolved_only_when_holm_allows():
     d = intervals.Difference(1.5, 1.2, 1.8, 0.001, 0.5, True, 0.95)
     c = intervals.Difference(1.5, 1.0, 2.0, 0.001, 0.5, True, 1 - 0.05 / 6)
-    assert cg.Primary(d, c, 0.006).said(1, 2) == "raised it by 1.50 (corrected interval +1.00 to +2.00)"
+    assert cg.Primary(d, c, 0.006).said(1, 2, "nats") == (
+        "raised by 1.50 nats (corrected interval +1.00 to +2.00)")
     assert cg.Primary(d, c, 0.2).said(100, 0) == (
-        "changed it by +150, not resolved (corrected interval +100 to +200)")
+        "changed by +150, not resolved (corrected interval +100 to +200)")

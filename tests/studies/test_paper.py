@@ -3,8 +3,12 @@ hand, and the accounting claims the chapters make hold."""
 
 import pytest
 
+from geron_lib import PRESETS, count_parameters
+from geron_lib.studies import roberta_paper
 from geron_lib.studies.paper import (
     PLAIN,
+    PRETRAINING,
+    RECIPE,
     TABLE_1,
     TABLE_2,
     TABLE_3,
@@ -16,6 +20,7 @@ from geron_lib.studies.paper import (
     extra_needed,
     largest_count,
     markdown_table,
+    pretraining_table,
     reproduces,
     reproducing,
     to_millions,
@@ -200,6 +205,78 @@ def test_what_the_paper_says_of_its_tables():
     assert all(rows[(E, "ffn")] < rows[(E, "attention")] for E in (128, 768))
 
 
+def test_what_section_4_4_says_of_table_3():
+    # "Under the non-shared condition (BERT-style), larger embedding sizes give better performance, but
+    # not by much. Under the all-shared condition (ALBERT-style), an embedding of size 128 appears to be
+    # the best."
+    rows = {(r.config.sharing, r.config.E): r.average for r in TABLE_3_SCORES}
+    widths = sorted({E for _, E in rows})
+    not_shared = [rows["none", E] for E in widths]
+    assert widths == [64, 128, 256, 768]
+    assert all(a < b for a, b in zip(not_shared, not_shared[1:], strict=False))
+    assert round(not_shared[-1] - not_shared[0], 1) == 1.0
+    assert max(widths, key=lambda E: rows["all", E]) == 128
+    # "we use an embedding size E = 128 in all future settings": every ALBERT model of Table 1
+    assert {r.config.E for r in TABLE_1 if r.model.startswith("ALBERT")} == {128}
+
+
+def test_pretraining_rows_are_the_papers_figures():
+    assert [(r.model, r.preset, r.sentence_task, r.data_gb, r.batch, r.steps, r.millions,
+             r.over_bert_millions) for r in PRETRAINING] == [
+        ("BERT base", "bert-base", "NSP", 16, 256, 1_000_000, 110, None),
+        ("ALBERT base", "albert-base-v2", "SOP", 16, 4096, 125_000, 12, None),
+        ("RoBERTa base", "roberta-base", "none", 160, 8_000, 500_000, None, 15)]
+    assert [r.sequences for r in PRETRAINING] == [256_000_000, 512_000_000, 4_000_000_000]
+    assert ["static" in r.masking for r in PRETRAINING] == [True, False, False]
+    assert ["dynamic" in r.masking for r in PRETRAINING] == [False, False, True]
+
+
+def test_pretraining_agrees_with_the_papers_other_tables():
+    bert, albert, roberta = PRETRAINING
+    # ALBERT base: Table 1's figure; the recipe's batch and steps (section 4.1)
+    assert albert.millions == next(r.millions for r in TABLE_1 if r.model == "ALBERT base")
+    recipe = {item: text for item, text, _ in RECIPE}
+    assert f"{albert.batch:,}" in recipe["batch"] and recipe["steps"] == f"{albert.steps:,}"
+    # RoBERTa's Table 4: its last RoBERTa row (all data, 500K steps) has base's batch and steps (Table 9);
+    # BERT's recipe is the BERT-large row's (Devlin et al. train both sizes alike); both data sets 16 GB
+    longest, bert_large = roberta_paper.TABLE_4[3], roberta_paper.row("BERT-large with BOOKS + WIKI")
+    assert (roberta.data_gb, roberta.batch, roberta.steps) == (longest.data_gb, longest.batch, longest.steps)
+    assert (bert.batch, bert.steps) == (bert_large.batch, bert_large.steps)
+    assert bert.data_gb == albert.data_gb == roberta_paper.TABLE_4[0].data_gb
+
+
+def test_the_presets_are_the_papers_geometry():
+    bert, albert, roberta = (r.config for r in PRETRAINING)
+    table_1 = {r.model: r.config for r in TABLE_1}
+    assert bert == table_1["BERT base"] and albert == table_1["ALBERT base"]
+    assert (bert.E, albert.E, roberta.E) == (768, 128, 768) and roberta.E == roberta.hidden_size
+    assert (bert.sharing, albert.sharing, roberta.sharing) == ("none", "all", "none")
+    same = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
+    assert all(getattr(roberta, f) == getattr(bert, f) for f in same)  # RoBERTa base follows BERT base
+    assert roberta.vocab_size == 50265  # a 50K byte-level BPE vocabulary (section 4.4)
+
+
+def test_robertas_extra_parameters_are_its_vocabulary():
+    # "adds approximately 15M ... for BERT base": the larger token table, nearly all of the difference
+    bert, roberta = PRESETS["bert-base"], PRESETS["roberta-base"]
+    extra = count_parameters(roberta).total - count_parameters(bert).total
+    assert to_millions(extra) == PRETRAINING[2].over_bert_millions
+    table = (roberta.vocab_size - bert.vocab_size) * bert.hidden_size
+    assert abs(extra - table) < 0.001 * extra
+
+
+def test_pretraining_table():
+    lines = pretraining_table().splitlines()
+    assert len(lines) == 2 + len(PRETRAINING)
+    assert lines[0].startswith("| Model | E | Sharing | Sentence task | Masking | Data | Batch | Steps |")
+    for line, row in zip(lines[2:], PRETRAINING, strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[0] == row.model and cells[1] == f"{row.config.E:,}" and cells[2] == row.config.sharing
+        assert cells[6:8] == [f"{row.batch:,}", f"{row.steps:,}"]
+        assert cells[-1] == f"{count_parameters(row.config, pooler=True).total:,}"
+    assert [c.strip() for c in lines[-1].split("|")][-3] == "BERT base + about 15M"
+
+
 @pytest.mark.parametrize("call, error, match", [
     (lambda: Accounting(pooler=1), TypeError, "pooler"),
     (lambda: Accounting(projection="sometimes"), ValueError, "projection"),
@@ -214,6 +291,9 @@ def test_what_the_paper_says_of_its_tables():
     (lambda: largest_count(None), TypeError, "rows"),
     (lambda: markdown_table(TABLE_1, {"plain": "encoder"}), TypeError, "columns"),
     (lambda: markdown_table("TABLE_1", {"plain": PLAIN}), TypeError, "rows"),
+    (lambda: pretraining_table("PRETRAINING"), TypeError, "rows"),
+    (lambda: pretraining_table([]), TypeError, "rows"),
+    (lambda: pretraining_table(TABLE_1), TypeError, "Pretraining"),
 ])
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):

@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from geron_lib.studies import dynamic_masking, hf_gap, stored, tradeoffs
+from geron_lib.studies import context_grid, dynamic_masking, hf_gap, stored
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("module", [tradeoffs, dynamic_masking, hf_gap])
+@pytest.mark.parametrize("module", [context_grid, dynamic_masking, hf_gap])
 def test_stored_results_are_package_data(module):
     # a wheel (a non-editable install, Colab's pip install) holds only the package data pyproject.toml lists
     package_data = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][

@@ -1,23 +1,18 @@
 """The trade-off experiment on a tiny setup: every cell and seed trained alike, what each run records, the
-weights it saves; and the stored grid is the default setup's, whole."""
+weights it saves."""
 
-import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
-from tradeoff_checks import check_stored_grid
 
 from geron_lib.costs.params import count_parameters
 from geron_lib.model.checkpoint import encoder_from_arrays
 from geron_lib.model.mlm import MaskedBatch, MaskedLM
 from geron_lib.pretraining.masking import MaskingSchedule
 from geron_lib.pretraining.train import train_mlm
-from geron_lib.studies import finetuning as ft
 from geron_lib.studies import tradeoffs as tx
 
-STORED = Path(__file__).resolve().parents[2] / "geron_lib" / "studies" / "data" / "tradeoffs.json"
 # lr 1e-2: at the default 2e-3, eight steps move no token's row by its length (moved_rows finds none)
 TINY = tx.Setup(corpus="docs", vocab_size=300, n_held_out=40, n_mlm_held_out=20, held_out_maskings=2,
                 n_train=120, T=16, hidden_size=16, num_attention_heads=2, intermediate_size=32,
@@ -27,7 +22,10 @@ TINY = tx.Setup(corpus="docs", vocab_size=300, n_held_out=40, n_mlm_held_out=20,
 
 @pytest.fixture(scope="module")
 def result():
-    return tx.run(TINY)
+    """Every cell of TINY's grid with every seed, seed by seed, and the data's description."""
+    d = tx.data(TINY)
+    runs = [tx.train_one(TINY, d, E, sharing, seed) for seed in TINY.seeds for E, sharing in TINY.grid()]
+    return {"data": tx.describe(TINY, d), "runs": runs}
 
 
 def test_grid_is_table_3_then_table_4_each_cell_once():
@@ -178,16 +176,11 @@ def test_movement_counts_real_tokens_only():
         assert np.allclose(a, b)
 
 
-def test_rounded_and_summary(result):
+def test_rounded(result):
     stored = tx.rounded(result)
     r, s = result["runs"][0], stored["runs"][0]
     assert s["held_out_loss"][0] == float(f"{r['held_out_loss'][0]:.4g}")
     assert s["parameters"] == r["parameters"]
-    summary = tx.summary(result)
-    runs = [r["perplexity"] for r in result["runs"] if (r["E"], r["sharing"]) == (4, "none")]
-    assert summary[(4, "none")] == pytest.approx((np.mean(runs), np.std(runs, ddof=1)))
-    assert tx.summary(result, "held_out_loss")[(16, "ffn")][0] == pytest.approx(
-        np.mean([r["held_out_loss"][-1] for r in result["runs"] if (r["E"], r["sharing"]) == (16, "ffn")]))
 
 
 @pytest.mark.parametrize("change, error, message", [
@@ -209,22 +202,9 @@ def test_setup_refuses_bad_values(change, error, message):
         tx.Setup(**change)
 
 
-def test_stored_grid_is_the_default_setup_run_whole(result):
-    # the chapter reads tx.Setup() and FineTuning() as the grid's: they must be the stored ones
-    stored = tx.load_stored()
-    check_stored_grid(stored, tx.Setup(), ft.FineTuning(), result["runs"][0].keys())
-    assert stored["command"] == ".venv/bin/python scripts/tradeoff_experiment.py"
-    assert stored["data"]["corpus"] == "docs" and set(result["data"]) <= set(stored["data"])
-
-
 def test_data_refuses_a_vocabulary_the_corpus_cannot_fill():
     with pytest.raises(ValueError, match="the 'grammar' corpus yields only"):
         tx.data(tx.Setup(corpus="grammar", vocab_size=4000, n_train=200))
-
-
-def test_run_refuses_a_non_setup():
-    with pytest.raises(TypeError, match="setup must be a Setup"):
-        tx.run({"epochs": 1})
 
 
 def test_every_run_records_the_spectra_it_plots(result):
@@ -248,46 +228,6 @@ def test_hidden_rank_reads_real_tokens_only():
     assert np.allclose(a["singular_values"], tx.token_table_rank(hidden, centred=True)["singular_values"])
 
 
-def _fake_grid():
-    # two seeds; parameters as the cells' real counts would order them, losses chosen by hand
-    runs = []
-    for seed, shift in ((0, 0.0), (1, 0.2)):
-        for E, sharing, n, loss in ((64, "none", 400_000, 5.0), (64, "all", 100_000, 5.6),
-                                    (64, "ffn", 200_000, 5.2), (16, "none", 300_000, 5.5),
-                                    (16, "all", 50_000, 5.9)):
-            runs.append({"E": E, "sharing": sharing, "seed": seed, "parameters": n,
-                         "held_out_loss": [9.0, loss + shift]})
-    return {"setup": {"hidden_size": 64}, "runs": runs}
-
-
-def test_spread_and_loss_per_parameter_saved_by_hand():
-    grid = _fake_grid()
-    assert tx.spread(grid)[(64, "ffn")] == pytest.approx((5.3, 5.2, 5.4))
-    assert tx.spread(grid, "parameters")[(16, "all")] == (50_000, 50_000, 50_000)
-    # (5.7 - 5.1) / 0.3M = 2 nats per million for 'all'; (5.3 - 5.1) / 0.2M = 1 for 'ffn'
-    assert tx.loss_per_parameter_saved(grid, 64) == pytest.approx({"all": 2.0, "ffn": 1.0})
-    assert tx.loss_per_parameter_saved(grid, 16) == pytest.approx({"all": 0.4 / 0.25})
-    with pytest.raises(ValueError, match=r"E = 32 has no not-shared and shared runs .* both at \[16, 64\]"):
-        tx.loss_per_parameter_saved(grid, 32)
-    assert tx.by_cell(grid, "held_out_loss")[(64, "ffn")] == [5.2, 5.4]  # each seed's last epoch
-    for by_seeds in (tx.by_cell, tx.summary, tx.spread):
-        with pytest.raises(TypeError, match="result must be a grid"):
-            by_seeds({"runs": []}, "parameters")
-
-
-def test_nearest_cell_matches_sharing_then_E_over_H_on_a_log_scale():
-    grid = _fake_grid()  # H = 64: 'all' trained at E/H = 1/4 and 1
-    assert tx.nearest_cell(grid, 128 / 768, "all") == (16, "all")  # 1/6 is nearer 1/4 than 1 (log scale)
-    assert tx.nearest_cell(grid, 0.5, "all") == (64, "all")  # 1/2: a tie on a log scale, the larger E
-    assert tx.nearest_cell(grid, 0.01, "ffn") == (64, "ffn")  # the only 'ffn' cell
-    with pytest.raises(ValueError, match="no run with sharing='attention'"):
-        tx.nearest_cell(grid, 1.0, "attention")
-    with pytest.raises(ValueError, match="embedding_ratio"):
-        tx.nearest_cell(grid, 0.0, "all")
-    with pytest.raises(TypeError, match="result must be a grid"):
-        tx.nearest_cell({"runs": []}, 1.0, "all")
-
-
 def test_step_seconds_times_every_cell_on_one_batch():
     batch = tx.masked_batch(TINY, seed=3)
     assert batch.input_ids.shape == (TINY.batch_size, TINY.T) and batch.selected[:, 0].all()
@@ -299,11 +239,3 @@ def test_step_seconds_times_every_cell_on_one_batch():
         tx.step_seconds(TINY, [])
     with pytest.raises(ValueError, match="sharing must be one of"):
         tx.step_seconds(TINY, [(16, "some")])
-
-
-def test_load_stored_says_what_is_missing(tmp_path):
-    with pytest.raises(FileNotFoundError, match=r"missing\.json: scripts/tradeoff_experiment\.py writes"):
-        tx.load_stored(tmp_path / "missing.json")
-    with pytest.raises(TypeError, match="path must be a file path"):
-        tx.load_stored(3)
-    assert tx.load_stored()["runs"] == json.loads(STORED.read_text(encoding="utf-8"))["runs"]

@@ -6,9 +6,10 @@ model, how far every layer moves its input (the paper's Figure 1) and the rank o
 Every run trains on the same tokens for the same number of steps, with a fresh masking every epoch
 (dynamic masking); only E, the sharing mode and the seed differ. The seed sets the initial weights, the
 masks and the batch order. One job per module: ``setup`` (the settings and the data), ``metrics`` (what is
-measured of a trained model), ``runner`` (training the grid), ``results`` (the grid read back and compared)
-and ``step_cost`` (one training step of a cell's model timed beside others'). Every public name of them is
-also a name of this package (``from geron_lib.studies import tradeoffs as tx; tx.Setup``).
+measured of a trained model), ``runner`` (training and measuring one run) and ``step_cost`` (one training
+step of a cell's model timed beside others'). Every public name of them is also a name of this package
+(``from geron_lib.studies import tradeoffs as tx; tx.Setup``). The grid these runs make, trained and stored,
+is :mod:`geron_lib.studies.context_grid`'s.
 """
 
 from .metrics import (
@@ -23,25 +24,7 @@ from .metrics import (
     token_table_rank,
     unigram_loss,
 )
-from .results import (
-    LONG_RUN,
-    STORED,
-    Comparison,
-    by_cell,
-    compare,
-    comparisons,
-    late_improvement,
-    load_stored,
-    loss_per_parameter_saved,
-    nearest_cell,
-    per_seed,
-    seeds_of,
-    smoothness,
-    spread,
-    summary,
-    task_summary,
-)
-from .runner import describe, rounded, run, train_one
+from .runner import describe, rounded, train_one
 from .setup import Data, Setup, data, split
 from .step_cost import masked_batch, step_seconds
 
@@ -49,10 +32,7 @@ __all__ = [
     "ENERGY", "MOVED", "held_out_token_losses", "hidden_rank", "moved_rows", "movement", "rank_in_text",
     "shuffled_within_rows",
     "token_table_rank", "unigram_loss",
-    "LONG_RUN", "STORED", "Comparison", "by_cell", "compare", "comparisons", "late_improvement",
-    "load_stored", "loss_per_parameter_saved", "nearest_cell", "per_seed", "seeds_of", "smoothness", "spread",
-    "summary", "task_summary",
-    "describe", "rounded", "run", "train_one",
+    "describe", "rounded", "train_one",
     "Data", "Setup", "data", "split",
     "masked_batch", "step_seconds",
 ]

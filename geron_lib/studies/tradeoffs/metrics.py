@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...model.mlm import MaskedBatch, MaskedLM
-from ...validate import check_int, check_type
+from ...validate import check_int, check_type, plain_array
 from ..depth import layer_movement
 from ..factorised import rank_errors
 
@@ -40,7 +40,7 @@ def token_table_rank(table: np.ndarray, *, centred: bool = False) -> dict:
     ``centred``: of the table less its mean row, so that a direction every token
     shares (trained tables have a large one) does not count as structure.
     """
-    table = np.asarray(table, dtype=np.float64)
+    table = plain_array("table", table).astype(np.float64)
     if centred:
         table = table - table.mean(axis=0)
     s = np.linalg.svd(table, compute_uv=False)
@@ -60,8 +60,8 @@ def moved_rows(initial: np.ndarray, trained: np.ndarray) -> np.ndarray:
     Which rows of a token table training moved from their random start, by
     at least their initial length (:data:`MOVED` times it).
     """
-    initial, trained = (np.asarray(t, dtype=np.float64)
-                        for t in (initial, trained))
+    initial = plain_array("initial", initial).astype(np.float64)
+    trained = plain_array("trained", trained).astype(np.float64)
     change = (np.linalg.norm(trained - initial, axis=1)
               / np.linalg.norm(initial, axis=1))
     return change >= MOVED
@@ -76,8 +76,8 @@ def rank_in_text(table: np.ndarray, ids: np.ndarray, pad_id: int) -> dict:
     of :func:`hidden_rank` on the same positions: a row the text never uses
     weighs nothing.
     """
-    ids = np.asarray(ids)
-    return token_table_rank(np.asarray(table)[ids[ids != pad_id]],
+    ids = plain_array("ids", ids)
+    return token_table_rank(plain_array("table", table)[ids[ids != pad_id]],
                             centred=True)
 
 

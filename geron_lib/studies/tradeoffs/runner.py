@@ -1,9 +1,9 @@
-"""Training the trade-off grid: one run of a cell (E, sharing, seed), trained and measured
-(:func:`train_one`), every run of a setup (:func:`run`), and a result rounded for storing as JSON."""
+"""Training a grid's runs: one run of a cell (E, sharing, seed), trained and measured (:func:`train_one`),
+the data a grid trains on as its result records it (:func:`describe`), and a result rounded for storing as
+JSON."""
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import time
 from collections.abc import Callable
@@ -16,7 +16,6 @@ from ...model.checkpoint import encoder_arrays
 from ...model.mlm import MaskedLM
 from ...pretraining.masking import MaskingSchedule
 from ...pretraining.train import evaluate, train_mlm
-from ...validate import check_type
 from .metrics import (
     held_out_token_losses,
     hidden_rank,
@@ -26,7 +25,7 @@ from .metrics import (
     token_table_rank,
     unigram_loss,
 )
-from .setup import Data, Setup, data
+from .setup import Data, Setup
 
 
 def train_one(setup: Setup, d: Data, E: int, sharing: str, seed: int,
@@ -98,30 +97,6 @@ def describe(setup: Setup, d: Data) -> dict:
             "steps_per_run": setup.training(0).total_steps(len(d.train_ids)),
             "tokens_unseen_in_training": int((counts == 0).sum()),
             "unigram_loss": unigram_loss(d.train_ids, d.held_out, setup.vocab_size, n_special)}
-
-
-def run(setup: Setup = Setup(), *,  # noqa: B008 (a frozen dataclass)
-        progress: Callable[[int], Callable[[str], None]] | None = None,
-        done: Callable[[dict], None] | None = None) -> dict:
-    """Train every cell of :meth:`Setup.grid` with every seed; returns the setup, the data's description
-    (corpus, tokenizer, sizes, unigram baseline) and one record per run (see :func:`train_one`).
-
-    ``progress(total_steps)``, when given, makes the callback that every training step calls (pass
-    :class:`geron_lib.notebook.progress.ProgressBar` in a notebook); ``done(record)`` is called after each
-    run.
-    """
-    check_type("setup", setup, Setup)
-    d = data(setup)
-    steps = setup.training(0).total_steps(len(d.train_ids))
-    bar = progress(len(setup.grid()) * len(setup.seeds) * steps) if progress else None
-    description = describe(setup, d)
-    runs = []
-    for seed in setup.seeds:              # seed by seed, so that a slow spell of the machine hits every cell
-        for E, sharing in setup.grid():
-            runs.append(train_one(setup, d, E, sharing, seed, bar))
-            if done is not None:
-                done(runs[-1])
-    return {"setup": dataclasses.asdict(setup), "data": description, "runs": runs}
 
 
 def rounded(value, digits: int = 4):

@@ -1,6 +1,6 @@
-"""The trade-off grid's settings and data: :class:`Setup` (every setting, the defaults the stored grid's),
-and the corpus split into training and held-out paragraphs, packed into rows, with the tokenizer learned
-from the training text (:func:`data`)."""
+"""The trade-off grid's settings and data: :class:`Setup` (every setting; the context grid's base is its
+defaults trained longer), and the corpus split into training and held-out paragraphs, packed into rows,
+with the tokenizer learned from the training text (:func:`data`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ from ..dynamic_masking import HELD_OUT_MASK_SEED
 
 @dataclass(frozen=True)
 class Setup:
-    """Every setting of the experiment (the defaults are the stored run's)."""
+    """Every setting of the experiment (:class:`~geron_lib.studies.context_grid.Grid`'s base: these
+    defaults, with more epochs and evaluations)."""
 
     corpus: str = "docs"
     vocab_size: int = 4000                 # WordPiece vocabulary V, the special tokens included
