@@ -17,6 +17,7 @@ from ..validate import check_int, check_number, plain_array
 
 #: Bootstrap draws per interval, and how many are drawn at once (a (chunk, n) weight array).
 DRAWS, CHUNK = 10_000, 250
+TIE = 1e-12  # far above a sum's rounding (about 1e-16 of its terms), far below any difference a run shows
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,9 @@ def difference(a, b, *, confidence: float = 0.95, draws: int = DRAWS,
     draws on either side of zero. Each run's noise over its examples is
     counted twice (in the run's mean, which the seed resample draws, and
     again by the example resample), so the interval errs wide, never narrow.
+    A draw within TIE of zero is a tie, counted on both sides: exact
+    arithmetic would give it 0, and the BLAS's rounding, which differs from
+    machine to machine, must not decide p.
     """
     a, b, confidence = _check_runs(a, b, confidence)
     draws = check_int("draws", draws, minimum=100)
@@ -98,6 +102,7 @@ def difference(a, b, *, confidence: float = 0.95, draws: int = DRAWS,
         d.append(np.take_along_axis(run_a, sa, 1).mean(1)
                  - np.take_along_axis(run_b, sb, 1).mean(1))
     d = np.concatenate(d)
+    d[np.abs(d) < TIE] = 0.0
     tails = [(1 - confidence) / 2, (1 + confidence) / 2]
     low, high = np.quantile(d, tails)
     p = min(1.0, 2 * min((d <= 0).mean(), (d >= 0).mean()))

@@ -20,7 +20,13 @@ from assignments.master import hidden_tests
 from assignments.spec import load_spec
 
 pytestmark = pytest.mark.slow  # kernels
-MARKER = "detached-from-a-sandboxed-kernel"
+#: In the command line of the looks fixture's detached sleeper; the worker's pid in it, so that a worker's
+#: fixture, which kills what holds MARKER, never finds (or kills) another worker's sleeper.
+MARKER = f"detached-from-a-sandboxed-kernel-of-{os.getpid()}"
+#: The marker of the sleepers test_every_process_of_a_sandbox_has_ended_when_it_is_ended starts. It must
+#: not hold MARKER: the looks fixture kills what does, and that test's bwrap, running on another worker,
+#: holds its sleepers' marker in its command line.
+ENDED = "sleeper-of-an-ended-sandbox"
 LOOK = f"""import errno, glob, os, socket, subprocess, sys
 work, cwd, home = sorted(os.listdir(".")), os.getcwd(), os.environ["HOME"]
 left_behind = [os.path.exists(p) for p in (os.path.join(home, "left"), "/tmp/left", "left")]
@@ -131,12 +137,12 @@ def test_every_process_of_a_sandbox_has_ended_when_it_is_ended(bubblewrap, tmp_p
     notebook, shared = tmp_path / "submission.ipynb", tmp_path / "shared"
     notebook.write_text("{}")
     shared.mkdir()
-    sleep = [sys.executable, "-c", "import time; time.sleep(600)", f"{MARKER}-{run}"]
+    sleep = [sys.executable, "-c", "import time; time.sleep(600)", f"{ENDED}-{run}"]
     detach = f"import subprocess\nfor _ in range(5):\n    subprocess.Popen({sleep!r}, start_new_session=True)"
     process, init = sandbox.start([sys.executable, "-c", detach], notebook, shared, cwd=ROOT)
     assert process.wait(timeout=60) == 0
     sandbox.end(init)
-    left = _marked(f"{MARKER}-{run}")
+    left = _marked(f"{ENDED}-{run}")
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert left == []

@@ -98,3 +98,13 @@ def test_no_prose_line_starts_as_a_comment(docname):
     dropped = [line for cell in nb.cells if cell.cell_type == "markdown"
                for line in cell.source.splitlines() if line.startswith("%")]
     assert not dropped, f"{docname}: prose lines MyST would drop as comments: {dropped}"
+
+
+def test_no_role_runs_into_a_word():
+    """JupyterLab's MyST leaves a role that a letter follows unparsed ({eval}`n`M shows as source): a unit
+    after a number goes inside the value or after a space."""
+    joined = re.compile(r"\{eval\}`[^`]+`[A-Za-z]")
+    for page in notebook_pages():
+        nb = nbformat.read(source(page), as_version=4)
+        prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert not joined.findall(prose), f"{page}: {joined.findall(prose)}"

@@ -9,8 +9,9 @@ shows it.
 import ast
 import re
 
+import nbformat
 import pytest
-from book_site.pages import ROOT
+from book_site.pages import ROOT, notebook_pages, source
 from listing_lines import find, listings, measure
 
 #: What counts as an equation in a docstring's first line: an equals sign, an update arrow, an approximation.
@@ -41,6 +42,7 @@ def test_every_listing_opens_with_its_equation(page, path, name):
 #: The characters a line of code may have in the book's column (the built page's 0.8em monospace in the
 #: book theme's content width); a wider line scrolls sideways. tests/book_site checks the rendered pages.
 COLUMN = 80
+BOXED = 74  # in an exercise's or a note's box (a 77-character line scrolled 7 px)
 
 
 @pytest.mark.parametrize("page, path, name", LISTINGS, ids=[f"{p}:{n}" for p, _, n in LISTINGS])
@@ -60,3 +62,17 @@ def test_every_listing_is_the_algorithm(page, path, name):
     listing = measure(path, name)
     assert listing.checks <= 2, f"{path}:{name} (shown in {page}) has {listing.checks} check lines"
     assert not listing.speed, f"{path}:{name} (shown in {page}) uses {listing.speed}"
+
+
+@pytest.mark.parametrize("docname", notebook_pages())
+def test_every_shown_cell_and_code_block_fits_the_column(docname):
+    nb = nbformat.read(source(docname), as_version=4)
+    hidden = {"remove-input", "remove-cell"}
+    shown = [c.source for c in nb.cells
+             if c.cell_type == "code" and not hidden & set(c.metadata.get("tags", []))]
+    wide = [line for text in shown for line in text.splitlines() if len(line) > COLUMN]
+    # a code block in an exercise sits in the exercise's box, a few characters narrower
+    blocks = [block for c in nb.cells if c.cell_type == "markdown"
+              for block in re.findall(r"```python\n(.*?)```", c.source, re.S)]
+    wide += [line for text in blocks for line in text.splitlines() if len(line) > BOXED]
+    assert not wide, f"{docname}: code lines wider than {COLUMN} characters: {wide}"

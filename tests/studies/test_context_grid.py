@@ -140,14 +140,27 @@ def test_the_primary_family_finds_a_planted_cost_and_corrects_for_six_tests():
     assert set(found) == {(name, m) for name, _, _ in cg.PRIMARY for m in cg.MEASURES}
     planted = found[("factorisation at E = 16", "held_out_loss")]
     assert planted.resolved and planted.difference.low > 0.3 and planted.holm_p < 0.05
+    assert planted.corrected.confidence == pytest.approx(1 - 0.05 / 6)  # Holm's first step
     for f in found.values():
-        # Holm never lowers a p; the corrected interval holds the 95 % one, about the same mean
+        # Holm never lowers a p; the corrected interval holds the 95 % one, about the same mean, and
+        # excludes zero exactly when Holm resolves the comparison
         assert f.holm_p >= f.difference.p
         assert f.corrected.low <= f.difference.low and f.corrected.high >= f.difference.high
         assert f.corrected.mean == f.difference.mean
-        assert f.corrected.confidence == pytest.approx(1 - 0.05 / 6)
+        assert f.corrected.excludes_zero == f.resolved
+        if f is not planted:  # Holm stops at its second step: every later comparison keeps that level
+            assert f.corrected.confidence == pytest.approx(1 - 0.05 / 5)
     # no planted effect: none of the other five is resolved at this size of effect (0)
     assert sum(f.resolved for f in found.values()) == 1
+
+
+def test_holm_levels_step_down_and_stop_at_the_first_unresolved_comparison():
+    # m = 4: 0.001 <= 0.05/4 and 0.012 <= 0.05/3 are resolved; 0.03 > 0.05/2 stops, and 0.5 keeps its level
+    p = {"a": 0.03, "b": 0.001, "c": 0.012, "d": 0.5}
+    assert cg.holm_levels(p) == pytest.approx({"b": 1 - 0.05 / 4, "c": 1 - 0.05 / 3,
+                                               "a": 1 - 0.05 / 2, "d": 1 - 0.05 / 2})
+    adjusted = cg.intervals.holm(p)
+    assert {k for k, q in adjusted.items() if q <= 0.05} == {"b", "c"}
 
 
 def test_curves_are_the_stored_losses_against_token_positions():

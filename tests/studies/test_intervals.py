@@ -92,3 +92,15 @@ def test_holm_never_lowers_a_p_value_and_keeps_the_order():
     for i, j in itertools.combinations(p, 2):
         if p[i] < p[j]:
             assert adjusted[i] <= adjusted[j]
+
+
+def test_a_draw_that_is_zero_in_exact_arithmetic_is_a_tie_whatever_the_rounding():
+    """Accuracies are 0/1 per example, so many draws of two cells' difference are exactly 0; a rounding error
+    of 1e-16 on one side (another machine's BLAS) must not move p."""
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 2, (3, 40)).astype(float)
+    b = a[::-1].copy()
+    b[:, 0] = 1 - b[:, 0]  # the cells differ on one example only: most draws tie at exactly 0
+    exact = iv.difference(a, b, draws=2_000)
+    nudged = iv.difference(a + 1e-15, b, draws=2_000)
+    assert nudged.p == exact.p
