@@ -18,6 +18,9 @@ from ..validate import check_int, check_number, plain_array
 #: Bootstrap draws per interval, and how many are drawn at once (a (chunk, n) weight array).
 DRAWS, CHUNK = 10_000, 250
 TIE = 1e-12  # far above a sum's rounding (about 1e-16 of its terms), far below any difference a run shows
+#: A family's error rate: a comparison of a declared family is *resolved* when its Holm-adjusted p is at most
+#: ALPHA, and its corrected interval is at the level of its Holm step (:func:`holm_levels`).
+ALPHA = 0.05
 
 
 @dataclass(frozen=True)
@@ -127,3 +130,20 @@ def holm(p_values: dict) -> dict:
         running = max(running, min(1.0, (m - j) * p))
         adjusted[name] = running
     return {k: adjusted[k] for k in ps}
+
+
+def holm_levels(p_values: dict) -> dict:
+    """level_(j) = 1 - ALPHA / (m - j + 1) for the j-th smallest p, up to the first comparison Holm does not
+    resolve; that one's level for it and every later one.
+
+    The confidence of each comparison's corrected interval, by name: the level Holm's step-down tests it
+    at, so that a corrected interval excludes zero exactly when Holm resolves the comparison (the bootstrap's
+    p and its interval are two readings of the same draws). Unlike Bonferroni's, at 1 - ALPHA / m for all,
+    these intervals do not all hold at once with 95 % confidence: the family's guarantee is on its decisions.
+    """
+    m, levels, stopped = len(p_values), {}, None
+    for j, (name, p) in enumerate(sorted(p_values.items(), key=lambda kv: kv[1])):
+        if stopped is None and p > ALPHA / (m - j):
+            stopped = m - j
+        levels[name] = 1 - ALPHA / (stopped or m - j)
+    return {k: levels[k] for k in p_values}
