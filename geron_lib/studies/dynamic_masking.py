@@ -251,13 +251,16 @@ def comparisons(stored: dict, family=EXPLORATORY, *, confidence: float = 0.95, d
 
 def primary(stored: dict, *, draws: int = intervals.DRAWS, seed: int = 0) -> dict:
     """Per comparison of :data:`PRIMARY`: a :class:`~geron_lib.studies.context_grid.Primary`, its difference
-    at 95 %, at the family's corrected level (1 - ALPHA / 4, Bonferroni's interval) and its Holm-adjusted p,
-    as chapter 6's grid reports its own."""
-    from .context_grid import ALPHA, Primary  # here: context_grid imports this module (through tradeoffs)
+    at 95 %, at its Holm step's level (:func:`~geron_lib.studies.intervals.holm_levels`) and its
+    Holm-adjusted p, as chapter 6's grid reports its own."""
+    from .context_grid import Primary  # here: context_grid imports this module (through tradeoffs)
 
     found = comparisons(stored, PRIMARY, draws=draws, seed=seed)
-    corrected = comparisons(stored, PRIMARY, confidence=1 - ALPHA / len(PRIMARY), draws=draws, seed=seed)
-    adjusted = intervals.holm({name: d.p for name, d in found.items()})
+    p_values = {name: d.p for name, d in found.items()}
+    adjusted, levels = intervals.holm(p_values), intervals.holm_levels(p_values)
+    corrected = {name: intervals.difference(token_losses(stored, arm), token_losses(stored, against),
+                                            confidence=levels[name], draws=draws, seed=seed)
+                 for name, arm, against in PRIMARY}
     return {name: Primary(d, corrected[name], adjusted[name]) for name, d in found.items()}
 
 

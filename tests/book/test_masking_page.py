@@ -84,6 +84,13 @@ def test_the_gap_decomposes_into_empty_masks_and_repeats_with_the_policys_interv
     direct = intervals.difference(a, b)
     assert shown["primary"]["static x k against dynamic"].difference == direct
     assert set(shown["primary"]) == {name for name, _, _ in mx.PRIMARY}
+    # each corrected interval is at its Holm step's level (chapter 6's rule), so it excludes zero exactly
+    # when Holm resolves the comparison; the page once gave all four Bonferroni's 1 - 0.05 / 4
+    levels = intervals.holm_levels({name: c.difference.p for name, c in shown["primary"].items()})
+    for name, c in shown["primary"].items():
+        assert c.corrected.confidence == pytest.approx(levels[name])
+        assert c.corrected.mean == c.difference.mean and c.corrected.excludes_zero == c.resolved
+    assert sorted(levels.values()) == pytest.approx([0.95, 1 - 0.05 / 2, 1 - 0.05 / 3, 1 - 0.05 / 4])
     # one seed's standard error over the held-out targets, as the page states it
     pair = a - b
     assert shown["dm_seed_se"] == pytest.approx(pair.std(axis=1, ddof=1).mean() / np.sqrt(pair.shape[1]))
