@@ -6,12 +6,22 @@ import math
 import numbers
 import sys
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 from scipy.special import comb
 
 from ..model.mlm import KEPT, MASKED, NOT_SELECTED, RANDOM, MaskedBatch
-from ..validate import check_choice, check_int, check_memory, check_open_unit, check_token_ids, check_type
+from ..validate import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_memory,
+    check_open_unit,
+    check_token_ids,
+    check_type,
+)
+from .subword import PREFIX
 from .tokenizer import SPECIAL_TOKENS, Tokenizer
 
 #: The masking schedules: one mask per sequence (BERT), ``copies`` masks cycled, a fresh mask every epoch.
@@ -53,7 +63,8 @@ def check_maskable(ids, tokenizer: Tokenizer) -> np.ndarray:
 
 
 def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
-              max_ngram: int = 1, rng=0) -> MaskedBatch:
+              max_ngram: int = 1, at_least_one: bool = False,
+              rng=0) -> MaskedBatch:
     """selected ~ Bernoulli(p) per non-special token (spans if n_max > 1).
 
     A selected token -> [MASK] 80 %, a random word 10 %, kept 10 %: BERT's
@@ -70,9 +81,13 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
     (ALBERT's released code draws it per token). The spans are of tokens,
     not of whole words as in the paper. ``max_ngram`` is at most the rows'
     length T.
+
+    ``at_least_one``: a row the draw leaves with no target gets one word,
+    drawn uniformly (:func:`_one_target_each`); every other row's masks are
+    the same as without it.
     """
-    ids, mask_prob, max_ngram, rng = _check_bert_mask(ids, tokenizer, mask_prob,
-                                                      max_ngram, rng)
+    ids, mask_prob, max_ngram, at_least_one, rng = _check_bert_mask(
+        ids, tokenizer, mask_prob, max_ngram, at_least_one, rng)
     n_special = len(tokenizer.special_ids)
     if max_ngram == 1:
         selected = (ids >= n_special) & (rng.random(ids.shape) < mask_prob)
@@ -84,6 +99,18 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
         # one draw per span
         u[selected] = rng.random(span.max() + 1)[span[selected]]
     random_words = rng.integers(n_special, tokenizer.vocab_size, ids.shape)
+    if at_least_one:
+        selected, u = _one_target_each(ids >= n_special, selected, u, rng)
+    return corrupt(ids, tokenizer, selected, u, random_words)
+
+
+def corrupt(ids: np.ndarray, tokenizer: Tokenizer, selected: np.ndarray,
+            u: np.ndarray, random_words: np.ndarray) -> MaskedBatch:
+    """x'_t = [MASK] if u_t < 0.8, r_t if u_t < 0.9, else x_t, at selected t.
+
+    BERT's 80/10/10 rule on (B, T) ids, given the selection, the uniform
+    draws u and the random words r: what every masking variant shares.
+    """
     decision = np.where(u < 0.8, MASKED, np.where(u < 0.9, RANDOM, KEPT))
     decision = np.where(selected, decision, NOT_SELECTED).astype(np.int8)
     input_ids = np.where(decision == RANDOM, random_words, ids)
@@ -92,11 +119,101 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
     return MaskedBatch(input_ids, ids, decision, attention_mask)
 
 
-def _check_bert_mask(ids, tokenizer, mask_prob, max_ngram, rng):
-    """:func:`bert_mask`'s arguments, checked: (ids, mask_prob, max_ngram, a generator)."""
+def word_starts(ids: np.ndarray, tokenizer: Tokenizer) -> np.ndarray:
+    """s_t = max {j <= t : token j starts a word}: (B, T), where each token's word begins.
+
+    A token starts a word unless it continues one (a WordPiece ``##`` piece); with a word-level
+    tokenizer every token is a word of its own, s_t = t.
+    """
+    continues = np.array([token.startswith(PREFIX) for token in tokenizer.vocabulary])[ids]
+    positions = np.broadcast_to(np.arange(ids.shape[1]), ids.shape)
+    return np.maximum.accumulate(np.where(continues, 0, positions), axis=1)
+
+
+def whole_word_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
+                    rng=0) -> MaskedBatch:
+    """selected_t = [v_(s_t) < p],  v ~ U(0, 1): a word is selected whole.
+
+    BERT's whole-word masking on (B, T) ids: each word (s_t from
+    :func:`word_starts`) is selected with probability p, and with it every
+    piece of it, so each token still is with probability p; then 80/10/10
+    per token (:func:`corrupt`), as BERT's code decides.
+    """
+    ids, mask_prob, rng = _check_variant(ids, tokenizer, mask_prob, rng)
+    n_special = len(tokenizer.special_ids)
+    v = rng.random(ids.shape)  # a word reads its first piece's draw
+    start = word_starts(ids, tokenizer)
+    selected = (ids >= n_special) & (np.take_along_axis(v, start, axis=1) < mask_prob)
+    u = rng.random(ids.shape)
+    random_words = rng.integers(n_special, tokenizer.vocab_size, ids.shape)
+    return corrupt(ids, tokenizer, selected, u, random_words)
+
+
+def span_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
+              geometric_p: float = 0.2, max_span: int = 10,
+              rng=0) -> MaskedBatch:
+    """n ~ Geo(q) cut at n_max: p(n) = q (1 - q)^(n-1) / sum_k q (1 - q)^(k-1).
+
+    SpanBERT's span masking (Joshi et al. 2020, section 3.1: q = 0.2,
+    n_max = 10, a mean of 3.8 words) on (B, T) ids: spans of n whole
+    words, drawn as :func:`_spans` draws them until p of a row's words are
+    selected (the budget counted in words; SpanBERT counts its tokens);
+    one 80/10/10 decision per span, for all its tokens.
+    """
+    ids, mask_prob, q, max_span, rng = _check_span_mask(
+        ids, tokenizer, mask_prob, geometric_p, max_span, rng)
+    n = np.arange(1, max_span + 1)
+    law = q * (1 - q) ** (n - 1)
+    n_special = len(tokenizer.special_ids)
+    maskable = ids >= n_special
+    first = maskable & (word_starts(ids, tokenizer) == np.arange(ids.shape[1]))
+    word = np.cumsum(first, axis=1) - 1             # (B, T) word number
+    n_words = first.sum(axis=1)
+    words = np.arange(n_words.max()) < n_words[:, None]             # (B, W)
+    span_of_word = _spans(words, mask_prob, law / law.sum(), rng)   # (B, W)
+    span = np.take_along_axis(span_of_word, np.maximum(word, 0), axis=1)
+    span = np.where(maskable, span, -1)                             # (B, T)
+    selected = span >= 0
+    u = np.ones(ids.shape)
+    # one draw per span
+    u[selected] = rng.random(span.max() + 1)[span[selected]]
+    random_words = rng.integers(n_special, tokenizer.vocab_size, ids.shape)
+    return corrupt(ids, tokenizer, selected, u, random_words)
+
+
+def _check_span_mask(ids, tokenizer, mask_prob, geometric_p, max_span, rng):
+    """:func:`span_mask`'s arguments, checked: (ids, p, q, n_max, a generator)."""
+    ids, mask_prob, rng = _check_variant(ids, tokenizer, mask_prob, rng)
+    return (ids, mask_prob, check_open_unit("geometric_p", geometric_p),
+            check_int("max_span", max_span, minimum=1), rng)
+
+
+def _check_variant(ids, tokenizer, mask_prob, rng):
+    """:func:`whole_word_mask`'s and :func:`span_mask`'s shared arguments, checked: (ids, p, a generator)."""
+    return check_maskable(ids, tokenizer), check_open_unit("mask_prob", mask_prob), as_generator(rng)
+
+
+def _check_bert_mask(ids, tokenizer, mask_prob, max_ngram, at_least_one, rng):
+    """:func:`bert_mask`'s arguments, checked: (ids, mask_prob, max_ngram, at_least_one, a generator)."""
     ids = check_maskable(ids, tokenizer)
     return (ids, check_open_unit("mask_prob", mask_prob), check_max_ngram(max_ngram, ids.shape[1]),
-            as_generator(rng))
+            check_bool("at_least_one", at_least_one), as_generator(rng))
+
+
+def _one_target_each(maskable: np.ndarray, selected: np.ndarray, u: np.ndarray,
+                     rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """t_b = argmax_t over the words of row b of v_bt,  v ~ U(0, 1): one target for each empty row.
+
+    Returns copies of ``selected`` and ``u`` (the 80/10/10 draws) in which each row with nothing selected
+    has its word t_b selected, with a fresh draw of u there; the other rows are left as they were.
+    """
+    empty = np.flatnonzero(~selected.any(axis=1))
+    keys = np.where(maskable[empty], rng.random((empty.size, maskable.shape[1])), -1.0)
+    at = keys.argmax(axis=1)
+    selected, u = selected.copy(), u.copy()
+    selected[empty, at] = True
+    u[empty, at] = rng.random(empty.size)
+    return selected, u
 
 
 def check_max_ngram(max_ngram, T: int) -> int:
@@ -110,17 +227,23 @@ def check_max_ngram(max_ngram, T: int) -> int:
 
 def _ngram_spans(maskable: np.ndarray, mask_prob: float, max_ngram: int,
                  rng: np.random.Generator) -> np.ndarray:
-    """p(n) = (1/n) / sum_{k=1}^{N} 1/k, n = 1..N: the spans of n-gram masking, as a (B, T) map.
+    """p(n) = (1/n) / sum_{k=1}^{N} 1/k, n = 1..N: ALBERT's spans (:func:`_spans`), as a (B, T) map."""
+    law = 1 / np.arange(1, max_ngram + 1)
+    return _spans(maskable, mask_prob, law / law.sum(), rng)
 
-    A row with M maskable tokens gets a budget of floor(p M) tokens, plus one
-    with probability frac(p M), so p M on average. Its spans are drawn one at
-    a time until the budget is spent: n ~ p(n), cut to the budget left; the
-    start uniform among the places where n maskable tokens not yet selected
+
+def _spans(maskable: np.ndarray, mask_prob: float, law: np.ndarray,
+           rng: np.random.Generator) -> np.ndarray:
+    """n ~ law (n = 1..N), spans of maskable units until p of each row's are selected: a (B, T) map.
+
+    A row with M maskable units gets a budget of floor(p M), plus one with
+    probability frac(p M), so p M on average. Its spans are drawn one at
+    a time until the budget is spent: n ~ law, cut to the budget left; the
+    start uniform among the places where n maskable units not yet selected
     follow each other; n shrinks by one while there is no such place. The map
-    holds each selected token's span number (0, 1, ... in the order drawn,
+    holds each selected unit's span number (0, 1, ... in the order drawn,
     row after row) and -1 elsewhere.
     """
-    law = 1 / np.arange(1, max_ngram + 1)
     n_maskable = maskable.sum(axis=1)
     budgets = np.floor(mask_prob * n_maskable).astype(np.int64)
     budgets += rng.random(len(maskable)) < mask_prob * n_maskable - budgets
@@ -128,7 +251,7 @@ def _ngram_spans(maskable: np.ndarray, mask_prob: float, max_ngram: int,
     n_spans = 0
     for row, budget in enumerate(budgets):
         free = maskable[row].copy()
-        lengths = iter(rng.choice(max_ngram, size=budget, p=law / law.sum()) + 1)
+        lengths = iter(rng.choice(len(law), size=budget, p=law) + 1)
         while budget:
             n = min(int(next(lengths)), budget)
             while not (fits := _starts(free, n)).size:
@@ -145,6 +268,14 @@ def _starts(free: np.ndarray, n: int) -> np.ndarray:
     """s such that free[s : s + n] is all True."""
     run = np.concatenate(([0], np.cumsum(free)))
     return np.flatnonzero(run[n:] - run[:-n] == n)
+
+
+class Coverage(NamedTuple):
+    """What a schedule trains on (:meth:`MaskingSchedule.coverage`): the share of sequences never trained
+    on, and the share of words ever a target."""
+
+    never_trained: float
+    ever_target: float
 
 
 class _StoredMaskings(Sequence):
@@ -181,24 +312,27 @@ class MaskingSchedule:
     Masking number m is :func:`bert_mask` with the generator seeded by (base, m), where base is ``rng``
     (a seed) or one draw from it (a Generator): so every schedule starts from the same epoch-0 masking.
     ``stored`` holds the maskings preprocessing stores; each is drawn when first read, so that copies no
-    epoch reaches cost nothing (``copies=10**7`` builds at once).
+    epoch reaches cost nothing (``copies=10**7`` builds at once). ``at_least_one`` gives every masking
+    one target at least in every sequence (:func:`bert_mask`'s control).
     """
 
     def __init__(self, ids, tokenizer: Tokenizer, schedule: str = "dynamic", *,
-                 mask_prob: float = 0.15, copies: int = 10, max_ngram: int = 1, rng=0):
+                 mask_prob: float = 0.15, copies: int = 10, max_ngram: int = 1, at_least_one: bool = False,
+                 rng=0):
         self.schedule = check_choice("schedule", schedule, SCHEDULES)
         self.ids = check_maskable(ids, tokenizer)
         self.tokenizer = tokenizer
         self.mask_prob = check_open_unit("mask_prob", mask_prob)
         self.copies = check_int("copies", copies, minimum=1, maximum=sys.maxsize)  # the stored copies' len()
         self.max_ngram = check_max_ngram(max_ngram, self.ids.shape[1])
+        self.at_least_one = check_bool("at_least_one", at_least_one)
         self.base = int(rng.integers(2**63)) if isinstance(rng, np.random.Generator) else _check_seed(rng)
         n_stored = {"static": 1, "duplicated": self.copies, "dynamic": 0}[schedule]
         self.stored = _StoredMaskings(self._draw, n_stored)  # preprocessing, drawn as read
 
     def _draw(self, m: int) -> MaskedBatch:
         return bert_mask(self.ids, self.tokenizer, mask_prob=self.mask_prob, max_ngram=self.max_ngram,
-                         rng=np.random.default_rng([self.base, m]))
+                         at_least_one=self.at_least_one, rng=np.random.default_rng([self.base, m]))
 
     def mask_index(self, epoch: int) -> int:
         """m(e) = 0 (static),  e mod copies (duplicated),  e (dynamic).
@@ -233,9 +367,29 @@ class MaskingSchedule:
             counts[e] = [len(s) for s in seen]
         return counts
 
+    def coverage(self, epochs: int) -> Coverage:
+        """never = mean_b [b has no target], ever = words ever a target / words.
+
+        Over ``epochs`` epochs: the share of sequences never trained on
+        (every masking they got is empty) and the share of their words that
+        are a target at least once. Under Bernoulli selection a row of w
+        words is never trained on with probability (1 - p)^(w R), and a word
+        is ever a target with probability 1 - (1 - p)^R, R the maskings a
+        sequence gets (:func:`draws_per_sequence`): epochs 0 ... R - 1 read
+        them all.
+        """
+        R = draws_per_sequence(epochs, self.schedule, self.copies)
+        ever = np.zeros(self.ids.shape, dtype=bool)
+        for e in range(R):
+            ever = ever | self.masks(e).selected
+        words = self.ids >= len(self.tokenizer.special_ids)
+        return Coverage(float((~ever.any(axis=1)).mean()),
+                        float(ever.sum() / words.sum()))
+
     def __repr__(self) -> str:
         copies = f", copies={self.copies}" if self.schedule == "duplicated" else ""
         ngram = f", max_ngram={self.max_ngram}" if self.max_ngram > 1 else ""
+        ngram += ", at_least_one=True" if self.at_least_one else ""
         return (f"MaskingSchedule({self.schedule!r}, {len(self.ids)} sequences, mask_prob={self.mask_prob}"
                 f"{copies}{ngram}, {len(self.stored)} maskings stored, {self.stored.drawn} drawn)")
 

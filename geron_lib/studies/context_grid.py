@@ -151,9 +151,11 @@ def _runs(stored: dict, cell: Cell) -> list[dict]:
     return runs
 
 
-#: The primary family's error rate: a primary comparison is *resolved* when its Holm-adjusted p is at most
-#: ALPHA; its corrected interval is at the level of its Holm step (see :func:`holm_levels`).
-ALPHA = 0.05
+#: The primary family's error rate, the book's (:data:`~geron_lib.studies.intervals.ALPHA`): a primary
+#: comparison is *resolved* when its Holm-adjusted p is at most ALPHA; its corrected interval is at the level
+#: of its Holm step (:func:`~geron_lib.studies.intervals.holm_levels`).
+ALPHA = intervals.ALPHA
+holm_levels = intervals.holm_levels  # its first home: callers of cg.holm_levels keep working
 
 
 class Primary(NamedTuple):
@@ -180,34 +182,17 @@ class Primary(NamedTuple):
         return f"{way} by {scale * abs(d.mean):.{digits}f}{unit} ({corrected})"
 
 
-def holm_levels(p_values: dict) -> dict:
-    """level_(j) = 1 - ALPHA / (m - j + 1) for the j-th smallest p, up to the first comparison Holm does not
-    resolve; that one's level for it and every later one.
-
-    The confidence of each comparison's corrected interval, by name: the level Holm's step-down tests it
-    at, so that a corrected interval excludes zero exactly when Holm resolves the comparison (the bootstrap's
-    p and its interval are two readings of the same draws). Unlike Bonferroni's, at 1 - ALPHA / m for all,
-    these intervals do not all hold at once with 95 % confidence: the family's guarantee is on its decisions.
-    """
-    m, levels, stopped = len(p_values), {}, None
-    for j, (name, p) in enumerate(sorted(p_values.items(), key=lambda kv: kv[1])):
-        if stopped is None and p > ALPHA / (m - j):
-            stopped = m - j
-        levels[name] = 1 - ALPHA / (stopped or m - j)
-    return {k: levels[k] for k in p_values}
-
-
 def primary(stored: dict, *, draws: int = intervals.DRAWS, seed: int = 0) -> dict[tuple[str, str], Primary]:
     """Per (comparison, measure) of :data:`PRIMARY` x :data:`MEASURES`: the difference (cell minus against,
     :func:`~geron_lib.studies.intervals.difference` over seeds and examples) at 95 % and at its Holm step's
-    level (:func:`holm_levels`), and its Holm-adjusted p."""
+    level (:func:`~geron_lib.studies.intervals.holm_levels`), and its Holm-adjusted p."""
     runs, found = {}, {}
     for name, cell, base in PRIMARY:
         for measure in MEASURES:
             runs[name, measure] = per_example(stored, cell, measure), per_example(stored, base, measure)
             found[name, measure] = intervals.difference(*runs[name, measure], draws=draws, seed=seed)
     p_values = {k: d.p for k, d in found.items()}
-    adjusted, levels = intervals.holm(p_values), holm_levels(p_values)
+    adjusted, levels = intervals.holm(p_values), intervals.holm_levels(p_values)
     return {k: Primary(d, intervals.difference(*runs[k], confidence=levels[k], draws=draws, seed=seed),
                        adjusted[k]) for k, d in found.items()}
 

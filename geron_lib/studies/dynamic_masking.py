@@ -16,6 +16,8 @@ from ..pretraining.masking import SCHEDULES, MaskingSchedule, bert_mask
 from ..pretraining.tokenizer import WordTokenizer
 from ..pretraining.train import TrainingConfig, train_mlm
 from ..validate import (
+    check_bool,
+    check_choice,
     check_float_dtype,
     check_heads,
     check_int,
@@ -24,7 +26,7 @@ from ..validate import (
     check_positive_number,
     check_type,
 )
-from . import stored
+from . import intervals, stored
 
 #: The held-out sentences carry one fixed masking, drawn with this seed, for every run.
 HELD_OUT_MASK_SEED = 12345
@@ -50,6 +52,7 @@ class Setup:
     lr: float = 3e-3
     seeds: tuple[int, ...] = (0, 1, 2)
     dtype: str = "float32"
+    at_least_one: bool = False  # the control: every masking gives every sentence one target at least
 
     def __post_init__(self):
         def store(name, value):  # numpy numbers as Python ones (the setup is stored as JSON)
@@ -68,6 +71,7 @@ class Setup:
             raise ValueError("seeds is empty: give at least one seed")
         store("seeds", tuple(check_int("seeds", s, minimum=0) for s in self.seeds))
         store("dtype", check_float_dtype("dtype", self.dtype).name)
+        store("at_least_one", check_bool("at_least_one", self.at_least_one))
         # the training and held-out ids, the position table and the layers' weights, before any is built
         H, F, L = self.hidden_size, self.intermediate_size, self.num_hidden_layers
         check_memory(8 * self.T * (self.n_train + self.n_held_out + H + 1) + 8 * L * (4 * H * H + 2 * H * F),
@@ -115,33 +119,49 @@ def torch_comparison_data(setup: Setup) -> tuple[WordTokenizer, np.ndarray, Mask
 
 
 def run(setup: Setup = Setup(), *, progress: Callable[[int], Callable[[str], None]] | None = None) -> dict:
-    """Train one model per (schedule, seed); returns the setup and the losses by epoch,
-    ``result["train"][schedule]`` and ``result["held_out"][schedule]``, each (seeds, epochs).
+    """Train one model per (schedule, seed) with :func:`train_one`; returns the setup and, per schedule,
+    one list per seed: ``result["train"][schedule]`` and ``result["held_out"][schedule]``, the losses by
+    epoch, and ``result["held_out_tokens"][schedule]``, the final model's loss at each held-out target.
 
     ``progress(total_steps)``, when given, makes the callback that every training step calls (pass
     :class:`geron_lib.notebook.progress.ProgressBar` in a notebook).
     """
     check_type("setup", setup, Setup)
-    tokenizer, train_ids, held_ids = data(setup)
-    config = model_config(setup, tokenizer.vocab_size)
-    held_out = bert_mask(held_ids, tokenizer, mask_prob=setup.mask_prob, rng=HELD_OUT_MASK_SEED)
     bar = progress(len(SCHEDULES) * len(setup.seeds) * setup.steps_per_run) if progress else None
-    result = {"setup": dataclasses.asdict(setup), "train": {}, "held_out": {}}
+    result = {"setup": dataclasses.asdict(setup)} | {part: {} for part in PARTS}
     for name in SCHEDULES:
-        runs = []
-        for seed in setup.seeds:
-            model = MaskedLM(config, seed=seed, dtype=np.dtype(setup.dtype))
-            schedule = MaskingSchedule(train_ids, tokenizer, name, mask_prob=setup.mask_prob,
-                                       copies=setup.copies, rng=seed)
-            runs.append(train_mlm(model, schedule, setup.training(seed), held_out=held_out, progress=bar))
-        result["train"][name] = [h.train_loss for h in runs]
-        result["held_out"][name] = [h.held_out_loss for h in runs]
+        runs = [train_one(setup, name, seed, progress=bar) for seed in setup.seeds]
+        for part in PARTS:
+            result[part][name] = [r[part] for r in runs]
     return result
 
 
-def _check_result(result) -> None:
-    if not isinstance(result, dict) or not {"train", "held_out"} <= result.keys():
-        raise TypeError("result must be a dict with 'train' and 'held_out' losses, as run() and "
+#: What :func:`train_one` returns of a run, and :func:`run` per schedule and seed.
+PARTS = ("train", "held_out", "held_out_tokens")
+
+
+def train_one(setup: Setup, schedule: str, seed: int, *,
+              progress: Callable[[str], None] | None = None) -> dict[str, list[float]]:
+    """One run: ``setup``'s model trained under ``schedule`` with ``seed`` (its initial weights, batch order
+    and masks). Returns the training and held-out losses by epoch (``"train"``, ``"held_out"``) and the
+    trained model's loss at every held-out target (``"held_out_tokens"``, in row-major order: their mean
+    is the last held-out loss)."""
+    check_type("setup", setup, Setup)
+    check_choice("schedule", schedule, SCHEDULES)
+    seed = check_int("seed", seed, minimum=0)
+    tokenizer, train_ids, held_ids = data(setup)
+    held_out = bert_mask(held_ids, tokenizer, mask_prob=setup.mask_prob, rng=HELD_OUT_MASK_SEED)
+    model = MaskedLM(model_config(setup, tokenizer.vocab_size), seed=seed, dtype=np.dtype(setup.dtype))
+    masks = MaskingSchedule(train_ids, tokenizer, schedule, mask_prob=setup.mask_prob, copies=setup.copies,
+                            at_least_one=setup.at_least_one, rng=seed)
+    history = train_mlm(model, masks, setup.training(seed), held_out=held_out, progress=progress)
+    return {"train": history.train_loss, "held_out": history.held_out_loss,
+            "held_out_tokens": model.token_losses(held_out).tolist()}
+
+
+def _check_result(result, parts=("train", "held_out")) -> None:
+    if not isinstance(result, dict) or not set(parts) <= result.keys():
+        raise TypeError(f"result must be a dict with {' and '.join(map(repr, parts))} losses, as run() and "
                         "load_stored() return")
 
 
@@ -151,7 +171,7 @@ def rounded(result: dict, digits: int = 5) -> dict:
     digits = check_int("digits", digits, minimum=0)
     return {"setup": result["setup"]} | {
         part: {name: [[round(x, digits) for x in run] for run in runs] for name, runs in result[part].items()}
-        for part in ("train", "held_out")}
+        for part in PARTS if part in result}
 
 
 def load_stored(path=STORED) -> dict:
@@ -177,3 +197,88 @@ def summary(result: dict, epoch: int = -1) -> dict[str, dict[str, tuple[float, f
             values = np.asarray(result[part][name])[:, epoch]
             out[name][part] = (float(values.mean()), float(values.std(ddof=1)) if len(values) > 1 else 0.0)
     return out
+
+
+#: The stored runs, by name (``scripts/masking_experiment.py`` trains them): the chapter's setup with five
+#: seeds, the headline; the same under the control that gives every sentence a target in every masking; and
+#: RoBERTa's ratio of 40 epochs to 10 stored copies.
+RUNS = {
+    "chapter": Setup(seeds=(0, 1, 2, 3, 4)),
+    "at_least_one": Setup(seeds=(0, 1, 2, 3, 4), at_least_one=True),
+    "roberta_ratio": Setup(epochs=40, copies=10, seeds=(0, 1, 2, 3, 4)),
+}
+
+#: The primary comparisons, declared before the stored runs were trained: (name, arm, against), an arm a
+#: (stored run, schedule). Each is the final held-out loss of arm minus against, over seeds and held-out
+#: targets; Holm's correction runs over these four. Every other comparison the chapter draws is exploratory.
+PRIMARY = (("static against dynamic", ("chapter", "static"), ("chapter", "dynamic")),
+           ("static x k against dynamic", ("chapter", "duplicated"), ("chapter", "dynamic")),
+           ("empty frozen masks", ("chapter", "static"), ("at_least_one", "static")),
+           ("repeated masks", ("at_least_one", "static"), ("at_least_one", "dynamic")))
+#: The exploratory comparisons, the same way: the rest of the decomposition and the longer runs.
+EXPLORATORY = (("static x k against dynamic, every sentence trained", ("at_least_one", "duplicated"),
+                ("at_least_one", "dynamic")),
+               ("empty frozen masks of static x k", ("chapter", "duplicated"),
+                ("at_least_one", "duplicated")),
+               ("the control under dynamic masking", ("at_least_one", "dynamic"), ("chapter", "dynamic")),
+               ("RoBERTa's ratio: static against dynamic", ("roberta_ratio", "static"),
+                ("roberta_ratio", "dynamic")),
+               ("RoBERTa's ratio: static x k against dynamic", ("roberta_ratio", "duplicated"),
+                ("roberta_ratio", "dynamic")))
+
+
+def token_losses(stored: dict, arm: tuple[str, str]) -> np.ndarray:
+    """(seeds, targets): the final held-out loss at every held-out target of each seed's run of ``arm``, a
+    (stored run, schedule)."""
+    if not isinstance(arm, tuple) or len(arm) != 2:
+        raise TypeError(f"arm must be a pair (stored run, schedule), got {arm!r}")
+    key, schedule = arm
+    if key not in stored:
+        raise ValueError(f"arm's run must be one of the stored runs {sorted(stored)}, got {key!r}")
+    _check_result(stored[key], PARTS)
+    check_choice("arm's schedule", schedule, tuple(stored[key]["held_out_tokens"]))
+    return np.array(stored[key]["held_out_tokens"][schedule], dtype=np.float64)
+
+
+def comparisons(stored: dict, family=EXPLORATORY, *, confidence: float = 0.95, draws: int = intervals.DRAWS,
+                seed: int = 0) -> dict[str, intervals.Difference]:
+    """Per comparison (name, arm, against) of ``family``: the final held-out loss of arm minus against, with
+    its interval over seeds and held-out targets (:func:`~geron_lib.studies.intervals.difference`)."""
+    return {name: intervals.difference(token_losses(stored, arm), token_losses(stored, against),
+                                       confidence=confidence, draws=draws, seed=seed)
+            for name, arm, against in family}
+
+
+def primary(stored: dict, *, draws: int = intervals.DRAWS, seed: int = 0) -> dict:
+    """Per comparison of :data:`PRIMARY`: a :class:`~geron_lib.studies.context_grid.Primary`, its difference
+    at 95 %, at its Holm step's level (:func:`~geron_lib.studies.intervals.holm_levels`) and its
+    Holm-adjusted p, as chapter 6's grid reports its own."""
+    from .context_grid import Primary  # here: context_grid imports this module (through tradeoffs)
+
+    found = comparisons(stored, PRIMARY, draws=draws, seed=seed)
+    p_values = {name: d.p for name, d in found.items()}
+    adjusted, levels = intervals.holm(p_values), intervals.holm_levels(p_values)
+    corrected = {name: intervals.difference(token_losses(stored, arm), token_losses(stored, against),
+                                            confidence=levels[name], draws=draws, seed=seed)
+                 for name, arm, against in PRIMARY}
+    return {name: Primary(d, corrected[name], adjusted[name]) for name, d in found.items()}
+
+
+#: How much of a gap the control closes (exploratory): static minus dynamic as they are, against the same
+#: under the control; then static x k minus dynamic, the same way.
+CLOSED_BY_CONTROL = {
+    "static against dynamic": ((("chapter", "static"), ("chapter", "dynamic")),
+                               (("at_least_one", "static"), ("at_least_one", "dynamic"))),
+    "static x k against dynamic": ((("chapter", "duplicated"), ("chapter", "dynamic")),
+                                   (("at_least_one", "duplicated"), ("at_least_one", "dynamic"))),
+}
+
+
+def gap_change(stored: dict, gap, other, *, confidence: float = 0.95, draws: int = intervals.DRAWS,
+               seed: int = 0) -> intervals.Difference:
+    """(a - b) - (c - d): how much the gap between arms a and b (``gap``, a pair of arms) exceeds the gap
+    between c and d (``other``), with its interval over seeds and held-out targets: the per-seed,
+    per-target differences a - b and c - d compared as two cells by
+    :func:`~geron_lib.studies.intervals.difference`."""
+    first, second = ((token_losses(stored, x) - token_losses(stored, y)) for x, y in (gap, other))
+    return intervals.difference(first, second, confidence=confidence, draws=draws, seed=seed)

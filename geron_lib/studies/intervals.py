@@ -18,6 +18,9 @@ from ..validate import check_int, check_number, plain_array
 #: Bootstrap draws per interval, and how many are drawn at once (a (chunk, n) weight array).
 DRAWS, CHUNK = 10_000, 250
 TIE = 1e-12  # far above a sum's rounding (about 1e-16 of its terms), far below any difference a run shows
+#: A family's error rate: a comparison of a declared family is *resolved* when its Holm-adjusted p is at most
+#: ALPHA, and its corrected interval is at the level of its Holm step (:func:`holm_levels`).
+ALPHA = 0.05
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,16 @@ def difference(a, b, *, confidence: float = 0.95, draws: int = DRAWS,
                       float(p), r, paired, confidence)
 
 
+def _check_p_values(p_values) -> dict:
+    """The family's p-values by name, each read by its own value and in [0, 1]."""
+    if not isinstance(p_values, dict) or not p_values:
+        raise TypeError("p_values must be a non-empty dict of p-values by comparison name")
+    ps = {k: check_number(f"p_values[{k!r}]", v) for k, v in p_values.items()}
+    if not all(0 <= v <= 1 for v in ps.values()):
+        raise ValueError("p_values must each lie in [0, 1]")
+    return ps
+
+
 def holm(p_values: dict) -> dict:
     """p_(i)^Holm = max_{j <= i} min(1, (m - j + 1) p_(j)),  p_(1) <= ... <= p_(m).
 
@@ -117,13 +130,27 @@ def holm(p_values: dict) -> dict:
     alpha when its adjusted p is at most alpha, with the chance of any false finding in the family at most
     alpha.
     """
-    if not isinstance(p_values, dict) or not p_values:
-        raise TypeError("p_values must be a non-empty dict of p-values by comparison name")
-    ps = {k: check_number(f"p_values[{k!r}]", v) for k, v in p_values.items()}
-    if not all(0 <= v <= 1 for v in ps.values()):
-        raise ValueError("p_values must each lie in [0, 1]")
+    ps = _check_p_values(p_values)
     m, running, adjusted = len(ps), 0.0, {}
     for j, (name, p) in enumerate(sorted(ps.items(), key=lambda kv: kv[1])):
         running = max(running, min(1.0, (m - j) * p))
         adjusted[name] = running
     return {k: adjusted[k] for k in ps}
+
+
+def holm_levels(p_values: dict) -> dict:
+    """level_(j) = 1 - ALPHA / (m - j + 1) for the j-th smallest p, up to the first comparison Holm does not
+    resolve; that one's level for it and every later one.
+
+    The confidence of each comparison's corrected interval, by name: the level Holm's step-down tests it
+    at, so that a corrected interval excludes zero exactly when Holm resolves the comparison (the bootstrap's
+    p and its interval are two readings of the same draws). Unlike Bonferroni's, at 1 - ALPHA / m for all,
+    these intervals do not all hold at once with 95 % confidence: the family's guarantee is on its decisions.
+    """
+    ps = _check_p_values(p_values)
+    m, levels, stopped = len(ps), {}, None
+    for j, (name, p) in enumerate(sorted(ps.items(), key=lambda kv: kv[1])):
+        if stopped is None and p > ALPHA / (m - j):
+            stopped = m - j
+        levels[name] = 1 - ALPHA / (stopped or m - j)
+    return {k: levels[k] for k in ps}

@@ -109,7 +109,7 @@ def test_the_exercises_that_cannot_vary_are_listed_with_why():
     fixed = fixed_exercises(SPEC)
     listed = {label for labels in fixed.values() for label in labels}
     assert listed == {q.label for questions in SPEC.values() for q in questions if not q.vary}
-    assert listed == {"ex-attention-compiler", "ex-masking-nsp", "ex-tradeoffs-costlier",
+    assert listed == {"ex-attention-compiler", "ex-tradeoffs-costlier",
                       "ex-hf-unfactorised", "ex-hf-positions"}
     assert all(reason for labels in fixed.values() for reason in labels.values())
     assert all(student_questions([q], "ada") == [q] for q in SPEC["A1_hugging_face"])  # the book's, for all

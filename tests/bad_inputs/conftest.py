@@ -22,11 +22,7 @@ from geron_lib.model.mlm import MaskedLM
 from geron_lib.notebook.exercises.attention import check_attention_params, check_loop_products
 from geron_lib.notebook.exercises.embeddings import check_largest_saving_width, check_token_embedding_count
 from geron_lib.notebook.exercises.hugging_face import check_unfactorised_albert, unfactorised_albert_count
-from geron_lib.notebook.exercises.masking import (
-    check_distinct_masks,
-    check_empty_mask_probability,
-    check_nsp_head_parameters,
-)
+from geron_lib.notebook.exercises.masking import check_distinct_masks, check_empty_mask_probability
 from geron_lib.notebook.exercises.sharing import check_added_per_layer, check_shared_count
 from geron_lib.notebook.exercises.torch_road import check_special_replacement_share
 from geron_lib.notebook.exercises.tradeoffs import (
@@ -191,7 +187,6 @@ def numeric_checkers() -> dict:
         "check_empty_mask_probability": (check_empty_mask_probability, (), 0.85**8),
         "check_distinct_masks": (check_distinct_masks, (10, 0.15, 40, "duplicated"),
                                  expected_distinct_masks(10, 0.15, 40, "duplicated", 10)),
-        "check_nsp_head_parameters": (check_nsp_head_parameters, ("bert-large",), 1024 * 2 + 2),
         "check_sharing_memory_saving": (check_sharing_memory_saving, (256,),
                                         sharing_memory_saving("albert-base-v2", 256, 128)),
         "check_rule_of_thumb_ratio": (check_rule_of_thumb_ratio, ("albert-xlarge-v2", 512),

@@ -25,8 +25,8 @@ X = np.random.default_rng(0).normal(size=(2, 5, 8))
 #: their right answers)
 NUMERIC_CHECKERS = ("check_largest_saving_width", "check_token_embedding_count", "check_shared_count",
                     "check_added_per_layer", "check_attention_params", "check_loop_products",
-                    "check_empty_mask_probability", "check_distinct_masks", "check_nsp_head_parameters",
-                    "check_sharing_memory_saving", "check_rule_of_thumb_ratio", "check_unfactorised_albert",
+                    "check_empty_mask_probability", "check_distinct_masks", "check_sharing_memory_saving",
+                    "check_rule_of_thumb_ratio", "check_unfactorised_albert",
                     "check_special_replacement_share")
 
 #: The words of the small word tokenizer (ids 5 to 9), and texts of them

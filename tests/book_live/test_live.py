@@ -33,9 +33,15 @@ F_STRING = re.compile(r'f"\{(\w+)[^"]*"')  # an {eval} body formatting one name:
 REDRAWN = "([img, before]) => img.src !== before && img.complete && img.naturalWidth > 0"
 
 # The text of the Markdown cells as jupyterlab-myst renders them (textContent: closed solution dropdowns too;
-# never the cell's hidden editor, which holds the source)
-PROSE = """() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell .myst')]
-  .map(cell => cell.textContent)"""
+# never the cell's hidden editor, which holds the source), a line break after every block (paragraph, table
+# cell, list item, heading...): textContent alone runs one block into the next, so a number that ends a table
+# cell read "50The miniature" and lost its word boundary, where a reader sees the cell end
+PROSE = """() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell .myst')].map(cell => {
+  const copy = cell.cloneNode(true);
+  copy.querySelectorAll('p, li, td, th, caption, dt, dd, h1, h2, h3, h4, h5, h6, pre, blockquote, summary, '
+                        + 'figcaption, div').forEach(block => block.after('\\n'));
+  return copy.textContent;
+})"""
 
 
 def test_run_all_leaves_no_error_output(live):

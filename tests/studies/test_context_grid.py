@@ -154,15 +154,6 @@ def test_the_primary_family_finds_a_planted_cost_and_corrects_for_six_tests():
     assert sum(f.resolved for f in found.values()) == 1
 
 
-def test_holm_levels_step_down_and_stop_at_the_first_unresolved_comparison():
-    # m = 4: 0.001 <= 0.05/4 and 0.012 <= 0.05/3 are resolved; 0.03 > 0.05/2 stops, and 0.5 keeps its level
-    p = {"a": 0.03, "b": 0.001, "c": 0.012, "d": 0.5}
-    assert cg.holm_levels(p) == pytest.approx({"b": 1 - 0.05 / 4, "c": 1 - 0.05 / 3,
-                                               "a": 1 - 0.05 / 2, "d": 1 - 0.05 / 2})
-    adjusted = cg.intervals.holm(p)
-    assert {k for k, q in adjusted.items() if q <= 0.05} == {"b", "c"}
-
-
 def test_curves_are_the_stored_losses_against_token_positions():
     stored = _stored({})
     stored["grid"] = {"base": {"epochs": 12}}

@@ -1,5 +1,7 @@
 """The schedule comparison: same model, data, batch order and steps; only the masks differ."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -41,3 +43,33 @@ def test_setup_refuses_bad_values():
         mx.Setup(epochs=0)
     with pytest.raises(TypeError, match="setup must be a Setup"):
         mx.run({"epochs": 1})
+
+
+def test_a_run_stores_the_loss_at_every_held_out_target():
+    # the intervals are over seeds and these targets: their mean must be the run's last held-out loss
+    r = mx.run(TINY)
+    _, _, held_ids = mx.data(TINY)
+    held_out = mx.bert_mask(held_ids, mx.data(TINY)[0], mask_prob=TINY.mask_prob, rng=mx.HELD_OUT_MASK_SEED)
+    for name in r["held_out"]:
+        for curve, tokens in zip(r["held_out"][name], r["held_out_tokens"][name], strict=True):
+            assert len(tokens) == held_out.selected.sum()
+            assert np.mean(tokens) == pytest.approx(curve[-1], rel=1e-5)
+    assert len(mx.rounded(r)["held_out_tokens"]["static"]) == len(TINY.seeds)
+
+
+def test_the_control_changes_only_the_sentences_a_masking_leaves_empty():
+    control = dataclasses.replace(TINY, at_least_one=True)
+    plain, treated = (mx.train_one(s, "static", 0) for s in (TINY, control))
+    # the same held-out targets, so the two are compared target by target
+    assert len(plain["held_out_tokens"]) == len(treated["held_out_tokens"])
+    assert plain["train"] != treated["train"]
+
+
+def test_the_declared_comparisons_name_stored_runs_and_schedules():
+    stored = {key: {"setup": None, **{part: {name: [[1.0], [2.0]] for name in mx.SCHEDULES}
+                                      for part in mx.PARTS}} for key in mx.RUNS}
+    for _, arm, against in mx.PRIMARY + mx.EXPLORATORY:
+        assert mx.token_losses(stored, arm).shape == mx.token_losses(stored, against).shape == (2, 1)
+    assert len(mx.PRIMARY) == 4 and not {c[0] for c in mx.PRIMARY} & {c[0] for c in mx.EXPLORATORY}
+    with pytest.raises(ValueError, match="arm's run must be one of"):
+        mx.token_losses(stored, ("nowhere", "static"))

@@ -94,6 +94,17 @@ def test_holm_never_lowers_a_p_value_and_keeps_the_order():
             assert adjusted[i] <= adjusted[j]
 
 
+def test_holm_levels_step_down_and_stop_at_the_first_unresolved_comparison():
+    # m = 4: 0.001 <= 0.05/4 and 0.012 <= 0.05/3 are resolved; 0.03 > 0.05/2 stops, and 0.5 keeps its level
+    p = {"a": 0.03, "b": 0.001, "c": 0.012, "d": 0.5}
+    assert iv.holm_levels(p) == pytest.approx({"b": 1 - 0.05 / 4, "c": 1 - 0.05 / 3,
+                                               "a": 1 - 0.05 / 2, "d": 1 - 0.05 / 2})
+    adjusted = iv.holm(p)
+    assert {k for k, q in adjusted.items() if q <= iv.ALPHA} == {"b", "c"}
+    # every comparison resolved: each at its own step, the last at 95 %
+    assert iv.holm_levels({"a": 0.001, "b": 0.002}) == pytest.approx({"a": 1 - 0.05 / 2, "b": 0.95})
+
+
 def test_a_draw_that_is_zero_in_exact_arithmetic_is_a_tie_whatever_the_rounding():
     """Accuracies are 0/1 per example, so many draws of two cells' difference are exactly 0; a rounding error
     of 1e-16 on one side (another machine's BLAS) must not move p."""

@@ -298,3 +298,15 @@ def test_pretraining_table():
 def test_bad_arguments(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_berts_table_8_rows_are_shares_of_the_selected_tokens():
+    from geron_lib.studies.paper import BERT_TABLE_8
+
+    assert len(BERT_TABLE_8) == 6
+    for r in BERT_TABLE_8:
+        assert r.mask + r.same + r.random == pytest.approx(1.0)
+    # BERT's own rule first; always [MASK] the worst with frozen features; fine-tuned MNLI within 0.8 points
+    assert (BERT_TABLE_8[0].mask, BERT_TABLE_8[0].same, BERT_TABLE_8[0].random) == (0.8, 0.1, 0.1)
+    assert min(BERT_TABLE_8, key=lambda r: r.ner_feature).mask == 1.0
+    assert max(r.mnli for r in BERT_TABLE_8) - min(r.mnli for r in BERT_TABLE_8) == pytest.approx(0.8)

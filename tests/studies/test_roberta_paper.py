@@ -31,3 +31,8 @@ def test_row_names_the_rows_it_knows():
 def test_a_row_holds_one_score_per_task():
     with pytest.raises(ValueError, match="one figure per task"):
         rp.Row("short", 1, 1, 1, (1.0, 2.0))
+
+
+def test_table_1_gives_dynamic_masking_a_few_tenths_of_a_point():
+    assert rp.dynamic_gains() == {"SQuAD 2.0": 0.4, "MNLI-m": -0.3, "SST-2": 0.4}
+    assert rp.sequences_ratio() == pytest.approx(8_000 * 100_000 / (256 * 1_000_000))

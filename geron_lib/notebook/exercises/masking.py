@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from ...config import EncoderConfig
-from ...costs.params import count_parameters
 from ...pretraining.masking import expected_distinct_masks
-from ...validate import check_choice, check_int, check_open_unit
+from ...validate import check_int, check_open_unit
 from . import PERCENT, Feedback, grade_number
 
 
@@ -29,11 +27,3 @@ def check_distinct_masks(answer, n_tokens: int, mask_prob: float, epochs: int, s
                         hint="Count how many maskings are drawn (1, min(epochs, copies) or epochs), then "
                              "sum, over every set of positions, the chance that some draw picks it.")
 
-
-def check_nsp_head_parameters(answer, preset: str = "bert-base") -> Feedback:
-    """The parameters of the next-sentence-prediction classifier on top of the pooler."""
-    check_choice("preset", preset, ("bert-base", "bert-large"))
-    expected = count_parameters(EncoderConfig.preset(preset), nsp_head=True).nsp_head
-    return grade_number(answer, expected, what=f"the NSP head of {preset}",
-                        hint="The NSP head is a linear layer from the pooled H-wide [CLS] vector to 2 "
-                             "classes: count its weights and its biases (not the pooler).")
