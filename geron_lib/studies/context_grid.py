@@ -155,7 +155,6 @@ def _runs(stored: dict, cell: Cell) -> list[dict]:
 #: comparison is *resolved* when its Holm-adjusted p is at most ALPHA; its corrected interval is at the level
 #: of its Holm step (:func:`~geron_lib.studies.intervals.holm_levels`).
 ALPHA = intervals.ALPHA
-holm_levels = intervals.holm_levels  # its first home: callers of cg.holm_levels keep working
 
 
 class Primary(NamedTuple):

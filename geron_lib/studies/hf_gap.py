@@ -28,8 +28,7 @@ from ..pretraining.tokenizer import Tokenizer
 from ..pretraining.train import TrainingConfig, learning_rate, train_mlm
 from ..validate import check_int, check_type, plain_array
 from . import stored
-from .context_grid import ALPHA, holm_levels
-from .intervals import holm
+from .intervals import ALPHA, holm, holm_levels
 from .paired import Interval, paired_interval
 
 #: The per-seed held-out losses over many seeds, shipped with the library (the script writes them).
@@ -274,7 +273,7 @@ def decomposition(held_out: dict, seeds: int | None = None) -> dict[str, Compari
     alone: Student's t interval of the mean difference, paired seed by seed when the two runs' losses are
     positively correlated over the seeds (r > 0), Welch's otherwise; Holm's correction over the five
     comparisons of :data:`FACTORS`, each corrected interval at the level of its Holm step
-    (:func:`~geron_lib.studies.context_grid.holm_levels`).
+    (:func:`~geron_lib.studies.intervals.holm_levels`).
     """
     if not isinstance(held_out, dict) or set(RUNS) - set(held_out):
         raise TypeError(f"held_out must be a dict with a list of losses for each of {RUNS}")
