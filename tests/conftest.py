@@ -4,7 +4,7 @@ Tiers: a test is marked by what it needs beyond numpy (pyproject.toml registers 
 runs every test that needs none of them, `make test` runs them all. Whole folders and files get their
 markers from TIERS below, a test that uses one of HF_FIXTURES is marked ``hf``, and any other single test
 that needs torch or transformers is marked ``hf`` where it is written. Each marker also sets the test's
-timeout (pytest-timeout), so a hang fails with a traceback.
+timeout (pytest-timeout), so a hang in a test fails with a traceback; fixtures bound their own waits.
 
 In CI (CI=true) a test skipped for a missing optional dependency fails instead: CI must run it. Tests that
 need torch/transformers ask for them with ``pytest.importorskip`` inside a fixture or a test, so that the
