@@ -65,7 +65,7 @@ def test_the_launch_buttons_wait_for_a_public_home_as_the_page_says():
     # the page says the Binder and Colab buttons do not work yet: true while _config.yml names a placeholder,
     # which a release build refuses. After a release this fails: update "What works today"
     repository = config()["repository"]
-    assert run_cells("book/teachers")["placeholder"] is repository["placeholder"] is True
+    assert run_cells("book/teachers")["repository_is_placeholder"] is repository["placeholder"] is True
     assert config_problems(repository)
 
 
