@@ -26,6 +26,7 @@ TESTS = Path(__file__).parent
 TIERS = {
     "book_site/test_html.py": ("book",),
     "book_site/test_student_edition.py": ("book",),
+    "book_site/test_student_edition_browser.py": ("book", "browser"),
     "book_site/test_browser.py": ("book", "browser"),
     "book_site/test_pdf.py": ("book", "browser", "slow"),
     "book_live": ("book", "browser", "live", "slow"),

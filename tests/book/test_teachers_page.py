@@ -18,7 +18,7 @@ from page_cells import run_cells
 
 from assignments.myst import chapters_with_exercises, exercises
 from assignments.rubrics import CRITERIA, load_rubrics
-from assignments.spec import load_spec
+from assignments.spec import fixed_exercises, load_spec
 from geron_lib.studies.factorised import token_embedding_params
 
 sys.path.append(str(ROOT / "scripts"))  # check_release imports colab_cells beside it, as the script has it
@@ -103,6 +103,18 @@ def test_the_page_shows_every_rubric():
              or not all(text in shown for text in (*rubric.criteria, rubric.mistake))]
     assert not stale, (f"the page's stored rubrics differ from assignments/rubrics.yml for {stale}: "
                        "make outputs NB=book/teachers.ipynb")
+
+
+def test_the_page_lists_every_exercise_whose_numbers_cannot_vary_with_its_reason():
+    outputs = _cell("teachers-fixed").outputs
+    assert outputs, "the fixed-exercises cell has no stored output: make outputs NB=book/teachers.ipynb"
+    shown = "".join(o["data"]["text/markdown"] for o in outputs if "text/markdown" in o.get("data", {}))
+    fixed = {label: why for labels in fixed_exercises(load_spec()).values() for label, why in labels.items()}
+    assert fixed, "assignments/spec.yml marks no exercise fixed"
+    rows = [line for line in shown.splitlines() if line.startswith("| ") and "`" in line]
+    assert len(rows) == len(fixed)
+    missing = [label for label, why in fixed.items() if not any(f"`{label}`" in r and why in r for r in rows)]
+    assert not missing, f"the page's stored table leaves out {missing}: make outputs NB=book/teachers.ipynb"
 
 
 def test_markdown_outputs_render_as_tables_and_lists():

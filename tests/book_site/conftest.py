@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import functools
 import re
+import subprocess
+import sys
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
-from .pages import HTML, require_built_book
+from .pages import HTML, ROOT, STUDENT, require_built_book
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -19,16 +23,43 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+@contextmanager
+def served(folder: Path):
+    """The base URL of ``folder`` served by a local HTTP server while the block runs."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(folder)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture(scope="session")
 def site():
     """Base URL of the built book, served from _build/html by a local HTTP server for the session."""
     require_built_book()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(HTML)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}/"
-    server.shutdown()
-    server.server_close()
+    with served(HTML) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def student():
+    """The student edition's folder, built (again, incrementally) from the normal build
+    (scripts/student_book.py: Sphinx reads again only what changed, and executes nothing)."""
+    require_built_book()
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "student_book.py")], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, f"scripts/student_book.py failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    return STUDENT
+
+
+@pytest.fixture(scope="session")
+def student_site(student):
+    """Base URL of the student edition, served by a local HTTP server for the session."""
+    with served(student) as url:
+        yield url
 
 
 @dataclass
@@ -39,9 +70,8 @@ class Visit:
     problems: list[str] = field(default_factory=list)
 
 
-@pytest.fixture
-def visit(browser, site):
-    """``visit(path)`` opens ``site + path`` in a fresh 1280x900 page and waits until it has loaded, its
+def _visitor(browser, site: str):
+    """``open_page(path)`` opens ``site + path`` in a fresh 1280x900 page and waits until it has loaded, its
     fonts are ready and MathJax (where the page has formulas) has typeset them. Requests to any other host
     are recorded as problems and blocked."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -65,5 +95,19 @@ def visit(browser, site):
         page.evaluate("Promise.resolve(window.MathJax?.startup?.promise).then(() => document.fonts.ready)")
         return v
 
-    yield open_page
-    context.close()
+    try:
+        yield open_page
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def visit(browser, site):
+    """``visit(path)``: a page of the built book, opened as ``_visitor`` opens it."""
+    yield from _visitor(browser, site)
+
+
+@pytest.fixture
+def student_visit(browser, student_site):
+    """``student_visit(path)``: a page of the student edition, opened as ``_visitor`` opens it."""
+    yield from _visitor(browser, student_site)

@@ -14,6 +14,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
+#: The student edition (make student-book): the book without its solutions
+STUDENT = ROOT / "_build" / "student" / "html"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -18,9 +16,8 @@ import pytest
 from assignments.myst import directives
 
 from .answers import graded_answers, site_findings
-from .pages import HTML, ROOT, html_path, notebook_pages, require_built_book, text_of, toc_pages
+from .pages import HTML, html_path, notebook_pages, text_of, toc_pages
 
-STUDENT = ROOT / "_build" / "student" / "html"
 #: The tag of a cell whose printed outputs the student edition leaves out (_ext/student_edition.py)
 REMOVE_STREAM = "student-remove-stream"
 #: The pages for teachers alone, which the edition keeps as their title (_ext/student_edition.py)
@@ -29,16 +26,6 @@ TEACHERS_ONLY = ("book/teachers",)
 # One worker builds the edition and runs every test of it (make test: --dist loadgroup); the first test waits
 # for the build, which on a busy machine takes minutes.
 pytestmark = [pytest.mark.xdist_group("student-edition"), pytest.mark.timeout(1800)]
-
-
-@pytest.fixture(scope="module")
-def student():
-    """The student edition's folder, built (again, incrementally) from the normal build."""
-    require_built_book()
-    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "student_book.py")], cwd=ROOT,
-                         capture_output=True, text=True)
-    assert run.returncode == 0, f"scripts/student_book.py failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
-    return STUDENT
 
 
 def _page(site, docname: str) -> str:
