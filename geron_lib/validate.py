@@ -3,6 +3,7 @@ raised before any work or allocation."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
 from collections.abc import Iterable, Mapping, Set
@@ -77,19 +78,40 @@ def check_bool(name: str, value) -> bool:
     return bool(value)
 
 
+def _about(value: Fraction) -> str:
+    """``value`` to three digits, as "about 1e-400", from the logarithms of its numerator and denominator
+    (never written out in digits)."""
+    log = math.log10(abs(value.numerator)) - math.log10(value.denominator)
+    exponent = math.floor(log)
+    mantissa = round(10 ** (log - exponent), 2)
+    if mantissa >= 10:  # rounded up to the next power of ten
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"about {'-' if value < 0 else ''}{mantissa:g}e{exponent}"
+
+
 def check_number(name: str, value) -> float:
-    """``value`` as a finite float, read exactly (:func:`exact_real`); TypeError unless it is an int,
-    float, Fraction or numpy number (booleans and timedelta64 refused)."""
+    """``value`` as a finite float, read exactly (:func:`exact_real`, and a numpy longdouble by its own
+    digits); TypeError unless it is an int, float, Fraction or numpy number (booleans and timedelta64
+    refused); ValueError for a value no float holds: beyond the largest float, or not 0 but nearer 0 than
+    the smallest positive float (5e-324), which it would round to 0."""
     exact = exact_real(value)
     if exact is None:
         raise TypeError(f"{name} must be a real number, got {value!r} ({_type_of(value)})")
+    if isinstance(value, np.longdouble):  # exact_real rounds it to a float, which may give 0 or infinity
+        with contextlib.suppress(OverflowError, ValueError):  # infinity and NaN: the float they are
+            exact = Fraction(*np.longdouble.as_integer_ratio(value))
     try:
-        value = float(exact)
+        number = float(exact)
     except OverflowError:  # an int or Fraction beyond the largest float, such as 10**400
         raise ValueError(f"{name} must be finite, got a number beyond the largest float") from None
-    if not math.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    return value
+    if not math.isfinite(number):
+        raise ValueError(f"{name} must be finite, got {number}")
+    if number == 0 and exact != 0:  # a Fraction such as 1/10**400, a longdouble such as 1e-400
+        side = ("smaller than the smallest positive float" if exact > 0
+                else "larger than the largest float below 0")
+        bound = math.ulp(0.0) if exact > 0 else -math.ulp(0.0)
+        raise ValueError(f"{name} is {_about(exact)}, {side} ({bound!r}): it would round to 0")
+    return number
 
 
 def check_positive_number(name: str, value) -> float:

@@ -102,7 +102,8 @@ def test_a_size_that_is_not_a_positive_integer_is_refused_naming_it(entry, error
     for label, value, error, rule in (("NaN", NAN, ValueError, "finite"), ("inf", INF, ValueError, "finite"),
                                       ("-0.1", -0.1, ValueError, "positive"),
                                       ("a string", "1e-12", TypeError, "real number"),
-                                      ("10**400", 10**400, ValueError, "finite"))])
+                                      ("10**400", 10**400, ValueError, "finite"),
+                                      ("1/10**400", Fraction(1, 10**400), ValueError, "positive float"))])
 def test_a_config_scale_that_is_not_a_finite_positive_number_is_refused_naming_it(field, value, error, rule):
     with refused(error, field, rule):
         cfg(**{field: value})

@@ -1,9 +1,10 @@
 """How the entries read what they are given, at inputs that read as something else: masked arrays, weights,
-logits and gradients holding NaN or infinity, the presets, numbers whose methods lie or that are no number
-(a timedelta64, a Decimal of a billion digits), counts given with a fraction, dtypes that disagree, files that
-cannot be read, torch tensors, and inputs whose refusal must name the real cause, not a nearby one. Each
-rule refuses at the public entry with a message naming the argument and the rule, or, for a checker, answers
-with feedback that names them; beside each refusal, an input that means something gets the right value."""
+logits and gradients holding NaN or infinity, the presets, numbers whose methods lie, that are no number (a
+timedelta64, a Decimal of a billion digits) or that no float holds (1/10**400), counts given with a fraction,
+dtypes that disagree, files that cannot be read, torch tensors, and inputs whose refusal must name the real
+cause, not a nearby one. Each rule refuses at the public entry with a message naming the argument and the
+rule, or, for a checker, answers with feedback that names them; beside each refusal, an input that means
+something gets the right value."""
 
 import dataclasses
 import time
@@ -33,6 +34,8 @@ from geron_lib.notebook.exercises.masking import check_empty_mask_probability
 from geron_lib.notebook.exercises.sharing import check_shared_count
 from geron_lib.pretraining.subword import WordPieceTokenizer
 from geron_lib.pretraining.tokenizer import SPECIAL_TOKENS
+from geron_lib.pretraining.train import AdamW
+from geron_lib.reference.masks import masked_count
 from geron_lib.studies import stored
 from geron_lib.studies import tradeoffs as tx
 from geron_lib.studies import trained_attention as ta
@@ -315,9 +318,35 @@ def word_table(seed) -> np.ndarray:
         lying_int(1, 7), lying_int(4, 9))), call(check_number, "lr", 0.25)),
     case("Encoder", "seed a lying int: the weights of its value", call(word_table, lying_int(3, 0)),
          call(word_table, 3)),
+    case("check_number", "a Fraction of 1/10**320: the subnormal float it rounds to",
+         call(check_number, "lr", Fraction(1, 10**320)), call(check_number, "lr", 1e-320)),
+    case("check_number", "a numpy.longdouble 0.25: its value",
+         call(check_number, "lr", np.longdouble("0.25")), call(check_number, "lr", 0.25)),
 ])
 def test_a_number_is_read_through_its_own_value_never_its_methods(entry, twin):
     assert_python_twin(entry(), twin())
+
+
+@pytest.mark.parametrize(("entry", "names"), [
+    case("EncoderConfig", "layer_norm_eps 1/10**400 (0 as a float, not a non-positive number)",
+         call(cfg, layer_norm_eps=Fraction(1, 10**400)),
+         ("layer_norm_eps", "smallest positive float", "round to 0")),
+    case("EncoderConfig", "initializer_range a numpy.longdouble 1e-400",
+         call(cfg, initializer_range=np.longdouble("1e-400")),
+         ("initializer_range", "smallest positive float")),
+    case("AdamW", "eps 1/10**400", call(AdamW, {"w": np.zeros(2)}, eps=Fraction(1, 10**400)),
+         ("eps", "round to 0")),
+    case("masked_count", "mask_prob 1/10**400 (0 as a float, not outside (0, 1))",
+         call(masked_count, 10, Fraction(1, 10**400)),
+         ("mask_prob", "smallest positive float", "round to 0")),
+    case("check_number", "-1/10**400", call(check_number, "lr", Fraction(-1, 10**400)),
+         ("lr", "largest float below 0", "round to 0")),
+    case("check_number", "a numpy.longdouble 1e400", call(check_number, "lr", np.longdouble("1e400")),
+         ("lr", "beyond the largest float")),
+])
+def test_a_number_no_float_holds_is_refused_naming_it_not_rounded_to_0_or_infinity(request, entry, names):
+    with refused(ValueError, *names):
+        run(request, entry)
 
 
 def graded_within(checker, answer, *args, seconds: float = 1.0) -> Feedback:
