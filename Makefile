@@ -86,7 +86,7 @@ test: $(STAMP) $(HF_STAMP) ## before you stop, as CI: lint, the book build, ever
 	@status=0; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	$(TEST_BLAS) $(MAKE) --no-print-directory book || status=1; \
-	$(BIN)/python -m pytest $(WORKERS) --dist loadgroup || status=1; \
+	$(BIN)/python -m pytest $(WORKERS) --dist loadgroup --durations=30 || status=1; \
 	$(BIN)/python -m pytest -p plugins.nbval_build --nbval-build \
 	    --nbval-sanitize-with nbval_sanitize.cfg book/ || status=1; \
 	exit $$status
