@@ -4,7 +4,8 @@
 #                 browser, JupyterLab, torch/transformers, jax or kernels (pyproject.toml markers), on all cores
 #   make test     everything, before you stop (CI runs it): lint, the book build (as `make book`, but on
 #                 another BLAS kernel and thread count than the stored outputs were computed with), every
-#                 test, every tier, on all cores (a chapter's JupyterLab tests on one worker), and strict nbval on every notebook in book/, fed the build's execution
+#                 test, every tier, on all cores (a chapter's JupyterLab tests on one worker; the 30 slowest
+#                 listed), and strict nbval on every notebook in book/, fed the build's execution
 #                 (tests/plugins/nbval_build.py): each chapter is executed once. Installs the optional
 #                 Hugging Face extra (torch CPU wheel + transformers) first, so that the interop tests run
 #   make book     execute all notebooks and build the HTML book under _build/html (RELEASE=1: a release,
