@@ -48,7 +48,7 @@ def per_head_weights(w: dict, num_attention_heads: int) -> dict:
 
 
 def head_probs(x, w_i: dict, additive_mask=None):
-    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + M),  Q_i = X W_Q,i + b_Q,i,  K_i likewise.
+    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + mask),  Q_i = X W_Q,i + b_Q,i,  K_i likewise.
 
     ``w_i`` is one head's weights (of :func:`per_head_weights`); returns (B, T, T).
     """
@@ -97,7 +97,7 @@ def split_heads(y, num_attention_heads: int):
 
 
 def attention_probs(x, w: dict, num_attention_heads: int, additive_mask=None):
-    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + M), every head at once: (B, h, T, T)."""
+    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + mask), every head at once: (B, h, T, T)."""
     q = split_heads(_linear(x, w["W_Q"], w.get("b_Q")), num_attention_heads)  # (B, h, T, d_head)
     k = split_heads(_linear(x, w["W_K"], w.get("b_K")), num_attention_heads)  # (B, h, T, d_head)
     scores = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])                   # (B, h, T, T)

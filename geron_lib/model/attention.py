@@ -60,7 +60,7 @@ def additive_mask(attention_mask: np.ndarray, dtype) -> np.ndarray:
 
 def attention_probs(x: np.ndarray, w: dict, num_attention_heads: int, additive_mask=None,
                     cache: dict | None = None) -> np.ndarray:
-    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + M), every head at once: (B, h, T, T).
+    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + mask), every head at once: (B, h, T, T).
 
     Writes ``cache``: x, q, k, A.
     """

@@ -18,7 +18,7 @@ def _columns(w: dict, name: str, cols: slice):
 
 def head_probs(x: np.ndarray, w: dict, i: int, d_head: int,
                additive_mask=None) -> np.ndarray:
-    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + M),  Q_i = X W_Q,i + b_Q,i.
+    """A_i = softmax(Q_i K_i^T / sqrt(d_head) + mask),  Q_i = X W_Q,i + b_Q,i.
 
     K_i likewise. Head i owns columns i*d_head .. (i+1)*d_head - 1 of W_Q
     and W_K; returns (B, T, T).

@@ -329,7 +329,7 @@ class Encoder:
         return self._forward_rows(*checked, keep_all=True)
 
     def attentions(self, input_ids, *, token_type_ids=None, attention_mask=None) -> list[np.ndarray]:
-        """A_l = softmax(Q K^T / sqrt(d_head) + M) of every layer l = 1 .. L: L arrays of (B, h, T, T).
+        """A_l = softmax(Q K^T / sqrt(d_head) + mask) of every layer l = 1 .. L: L arrays of (B, h, T, T).
 
         What transformers returns with ``output_attentions=True``: row t of head i says where position t
         looks (every row sums to one; padded positions get no weight).

@@ -23,8 +23,8 @@ from .masking import MaskingSchedule
 
 
 def learning_rate(step: int, total: int, peak: float, warmup: int) -> float:
-    """lr(t) = peak t / warmup for 1 <= t <= warmup, then
-    lr(t) = peak (total + 1 - t) / (total + 1 - warmup).
+    """lr(tau) = peak tau / warmup for 1 <= tau <= warmup, then
+    lr(tau) = peak (total + 1 - tau) / (total + 1 - warmup),  tau = step.
 
     BERT's schedule: a linear warm-up to ``peak`` at step ``warmup``, then a
     linear decay that would reach zero one step after the last (step total + 1,
@@ -98,7 +98,7 @@ class AdamW:
         self.params = check_grads("params", params)
         if not isinstance(betas, tuple | list) or len(betas) != 2:
             raise TypeError(f"betas must be a pair (beta1, beta2), got {betas!r}")
-        # beta = 1 would divide by 1 - beta^t = 0
+        # beta = 1 would divide by 1 - beta^tau = 0
         self.beta1, self.beta2 = (check_unit_interval(f"betas[{i}]", b) for i, b in enumerate(betas))
         self.eps = check_positive_number("eps", eps)
         self.weight_decay = check_unit_interval("weight_decay", weight_decay)
@@ -120,20 +120,20 @@ class AdamW:
     def step(self, grads: dict[str, np.ndarray], lr: float) -> None:
         """m <- b1 m + (1 - b1) g,  v <- b2 v + (1 - b2) g^2,
         theta <- theta - lr (m^ / (sqrt(v^) + eps) + wd theta),
-        m^ = m / (1 - b1^t),  v^ = v / (1 - b2^t).
+        m^ = m / (1 - b1^tau),  v^ = v / (1 - b2^tau) at step tau.
 
         The hatted moments undo their start at zero; the decay wd applies to
         matrices only. Updates the parameters in place.
         """
         lr = self._check_step(grads, lr)
         self.t += 1
-        b1, b2, t = self.beta1, self.beta2, self.t
+        b1, b2, tau = self.beta1, self.beta2, self.t
         for k, p in self.params.items():
             g = grads[k]
             self.m[k] = b1 * self.m[k] + (1 - b1) * g
             self.v[k] = b2 * self.v[k] + (1 - b2) * g**2
-            m_hat = self.m[k] / (1 - b1**t)
-            v_hat = self.v[k] / (1 - b2**t)
+            m_hat = self.m[k] / (1 - b1**tau)
+            v_hat = self.v[k] / (1 - b2**tau)
             decay = self.weight_decay * p if p.ndim >= 2 else 0
             p -= lr * (m_hat / (np.sqrt(v_hat) + self.eps) + decay)
 
@@ -246,11 +246,11 @@ def train_mlm(model: MaskedLM, schedule: MaskingSchedule,
               held_out: MaskedBatch | None = None,
               progress: Callable[[str], None] | None = None,
               ) -> TrainingHistory:
-    """theta <- AdamW(theta, clip(grad L(theta; batch)), lr(t)), batch by batch.
+    """theta <- AdamW(theta, clip(grad L(theta; batch)), lr(tau)) at step tau.
 
-    Every batch of every epoch's masking. Trains ``model`` in place; batches
-    are drawn in an order shuffled by ``config.seed`` (the same order
-    whatever the schedule). ``progress(text)`` is called after every step.
+    One step per batch of every epoch's masking. Trains ``model`` in place;
+    batches are drawn in an order shuffled by ``config.seed`` (the same
+    order whatever the schedule). ``progress(text)`` is called after every step.
     Returns the history: the mean training loss of each epoch, the held-out
     loss at each evaluation, and each step's gradient norm and rate.
     """

@@ -186,3 +186,106 @@ def test_head_products_are_the_slices_of_the_projections():
     summed.pop("b_V")
     x = np.random.default_rng(0).standard_normal((2, 5, H))
     np.testing.assert_allclose(sum_attention(x, summed, h), concat_attention(x, w, h), atol=1e-12)
+
+
+# Indices: one letter, one range, on every page ------------------------------------------------------------
+
+SUBSCRIPT = re.compile(r"_(?:\{((?:[^{}]|\{[^{}]*\})*)\}|(\\[A-Za-z]+|[A-Za-z0-9]))")
+BRACED = r"\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
+UNDERBRACE_LABEL = re.compile(rf"(\\underbrace{BRACED})_{BRACED}")
+
+
+def tables(text: str) -> dict[str, list[dict[str, str]]]:
+    """{the heading above a table: its rows, each {column name: cell}}."""
+    found, heading, rows = {}, None, None
+    for line in [*text.splitlines(), ""]:
+        if line.startswith("#"):
+            heading = line.lstrip("#").strip()
+        elif line.startswith("|"):
+            rows = [] if rows is None else rows
+            rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+        elif rows is not None:
+            found[heading] = [dict(zip(rows[0], row, strict=True)) for row in rows[2:]]
+            rows = None
+    return found
+
+
+def indices(tex: str) -> set[str]:
+    """The index letters of one formula: the lower-case letters (and \\ell) that stand alone in its
+    subscripts, i in W_{Q,i}, t in \\sum_{t' \\le t}; an underbrace's label and words in \\text{...} are no
+    index, nor is a paper's own name such as d_k (its column on the notation page says whose it is)."""
+    tex = UNDERBRACE_LABEL.sub(r"\1", tex)
+    tex = re.sub(r"\\(?:text|textbf|textit|mbox)\{[^{}]*\}", " ", tex)
+    for name in PAPERS_NAMES:
+        tex = re.sub(rf"(?<![A-Za-z\\]){re.escape(name)}(?![A-Za-z])", " ", tex)
+    found = set()
+    for match in SUBSCRIPT.finditer(tex):
+        sub = match.group(1) if match.group(1) is not None else match.group(2)
+        found |= {r"\ell"} if re.search(r"\\ell(?![A-Za-z])", sub) else set()
+        found |= set(re.findall(r"(?<![A-Za-z\\])[a-z](?![A-Za-z])", re.sub(r"\\[A-Za-z]+", " ", sub)))
+    return found
+
+
+NOTATION_TABLES = tables(text_of("book/notation"))
+
+#: Names that are a paper's, written with a subscript letter (Vaswani et al.'s d_k and d_v): the column
+#: "In the papers" names them, and a page that quotes them quotes the paper
+PAPERS_NAMES = {name for rows in NOTATION_TABLES.values() for row in rows
+                for tex in re.findall(r"\$([^$]+)\$", row.get("In the papers", ""))
+                for name in re.findall(r"(?<![A-Za-z\\^])[A-Za-z]_[a-z](?![A-Za-z])", tex)}
+
+
+def _first_column(rows: list[dict[str, str]]) -> list[set[str]]:
+    """The symbols each row names, subscripts left out: x_t names x, \\sigma_j names \\sigma."""
+    named = []
+    for row in rows:
+        tex = " ".join(re.findall(r"\$([^$]+)\$", row["Symbol"]))
+        tex = re.sub(r"_\\(?:text|mathrm)\{[^{}]*\}", " ", tex)
+        named.append(symbols(SUBSCRIPT.sub(" ", tex)))
+    return named
+
+
+INDEX_ROWS = _first_column(NOTATION_TABLES["Indices"])
+INDEX_LETTERS = set().union(*INDEX_ROWS)
+#: The sizes written with one letter (h, T, ...): an index may reach one (A_h, the last head)
+SIZES = {letter for row in NOTATION_TABLES["Sizes"]
+         for letter in re.findall(r"\$([A-Za-z])\$", row["Symbol"])}
+
+
+def test_the_index_extraction_reads_subscripts_as_a_reader_does():
+    assert indices(r"\mathrm{pad} + \sum_{t' \le t} [\mathrm{id}_{t'} \ne \mathrm{pad}]") == {"t"}
+    assert indices(r"W_{Q,i} W_{K,i}^\top + \operatorname{dist}_{\ell+1} + T_\text{max}") == {"i", r"\ell"}
+    assert indices(r"M = \underbrace{4\,N\,s}_{\text{weights, gradients, } m,\ v} + M_\text{act}") == set()
+    assert indices(r"d_k = d_v = d_\text{model}/h") == set()
+    assert indices(r"q_s b_K^\top") == {"s"}
+    assert {"d_k", "d_v"} <= PAPERS_NAMES
+
+
+def test_each_index_letter_is_declared_once():
+    assert {"i", "t", r"\ell", "j"} <= INDEX_LETTERS
+    for letter in INDEX_LETTERS:
+        rows = [row for row in INDEX_ROWS if letter in row]
+        assert len(rows) == 1, f"{letter} is declared by {len(rows)} rows of the Indices table"
+
+
+def test_no_index_letter_names_anything_else_on_the_notation_page():
+    # s is bytes per number: a position written s would mean two things
+    other = set()
+    for heading, rows in NOTATION_TABLES.items():
+        if heading != "Indices":
+            other |= set().union(*_first_column(rows))
+    assert "s" in other and "x" in other and "t" not in other
+    clash = sorted(INDEX_LETTERS & other)
+    assert not clash, f"index letters that the notation page also gives another meaning: {clash}"
+
+
+@pytest.mark.parametrize("docname", toc_pages())
+def test_every_subscript_index_is_a_declared_index(docname):
+    # an index may reach a size (A_h: the last head), never a letter that means something else
+    text = text_of(docname)
+    if docname == "book/notation":
+        text = without_papers_column(text)
+    used = set().union(*(indices(a or b) for a, b in MATH.findall(text)))
+    undeclared = sorted(used - INDEX_LETTERS - SIZES)
+    assert not undeclared, (f"{docname} uses {undeclared} as indices; the notation page's Indices table "
+                            f"declares {sorted(INDEX_LETTERS)} (use one of them, or declare a new one there)")

@@ -121,3 +121,26 @@ def test_the_openers_distinct_masks_are_those_of_independent_selection(N, p, dra
     k = math.comb(N, n_mask)
     fixed = k * (1 - (1 - 1 / k) ** draws)
     assert not np.isclose(fixed, expected_distinct_masks(N, p, draws, "dynamic"))
+
+
+def test_the_simplifications_the_box_adds_are_the_codes():
+    # layer norms at eps 1e-5 (BERT's and ALBERT's presets 1e-12, RoBERTa's 1e-5)
+    from geron_lib.reference.encoders import REFERENCE_EPS, _mlm_loss, reference_block, reference_config
+
+    assert REFERENCE_EPS == reference_config(8, 2, 16, 9, 8).layer_norm_eps == 1e-5
+    assert {EncoderConfig.preset(n).layer_norm_eps for n in ("bert-base", "albert-base-v2")} == {1e-12}
+    assert EncoderConfig.preset("roberta-base").layer_norm_eps == 1e-5
+    # feed-forward biases zero, and counted
+    H, F = 8, 16
+    attention, ffn = reference_block(0, H, F)
+    assert not ffn["b_1"].any() and not ffn["b_2"].any() and set(attention) == {"W_Q", "W_K", "W_V", "W_O"}
+    assert reference_albert_count(9, 4, H, 8) == gl.albert(list(range(1, 9)), vocab_size=9).n_params
+    # the NSP head counted: one H x 2 matrix, no bias (2 more), no pooler (H^2 + H more)
+    X = [1, 2, 3, 4, 5, 6, 7, 8]
+    rb = gl.roberta(X, n_layers=2, n_heads=2, d_model=H, vocab_size=9, epochs=1)
+    assert rb.n_params_with_nsp - rb.n_params == 2 * H
+    # the loss floors a probability at 1e-15: a target the model gives e^-2000 costs -log(1e-15) nats
+    emb = np.array([[100.0, 0.0], [-100.0, 0.0]])
+    hidden = np.array([[[10.0, 0.0]]])                 # (B, T, d): logits 1000 and -1000
+    loss = _mlm_loss(hidden, emb, np.array([[0]]), np.array([[1]]))
+    assert loss == pytest.approx(-math.log(1e-15))
