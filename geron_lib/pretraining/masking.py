@@ -413,25 +413,25 @@ def draws_per_sequence(epochs: int, schedule: str, copies: int = 10) -> int:
 
 
 #: The longest sequence :func:`expected_distinct_masks` sums over: up to here every term whose binomial
-#: weight matters is a normal float64 (the largest C(w, j) is 2.7e299 at w = 1000).
+#: weight matters is a normal float64 (the largest C(w, a) is 2.7e299 at w = 1000).
 MAX_DISTINCT_TOKENS = 1000
 
 
 def expected_distinct_masks(n_tokens: int, mask_prob: float, epochs: int,
                             schedule: str, copies: int = 10) -> float:
-    """E[D_R] = sum_j C(w, j) (1 - (1 - q_j)^R), q_j = p^j (1 - p)^(w - j)
+    """E[D_R] = sum_a C(w, a) (1 - (1 - q_a)^R), q_a = p^a (1 - p)^(w - a)
 
     The expected number of distinct sets of selected positions a sequence
     of ``n_tokens`` = w words sees in ``epochs`` epochs: R independent draws
-    (R from :func:`draws_per_sequence`), each of the C(w, j) sets of j
-    positions drawn with probability q_j, seen at least once with
-    probability 1 - (1 - q_j)^R.
+    (R from :func:`draws_per_sequence`), each of the C(w, a) masks Omega of
+    a = |Omega| positions drawn with probability q_a (the book's q_Omega),
+    seen at least once with probability 1 - (1 - q_a)^R.
     """
     w, p, R = _check_distinct(n_tokens, mask_prob, epochs, schedule, copies)
-    j = np.arange(w + 1)                  # how many positions are selected
-    q = p**j * (1 - p) ** (w - j)         # the probability of one such set
-    seen = -np.expm1(R * np.log1p(-q))    # 1 - (1 - q_j)^R
-    return float((comb(w, j) * seen).sum())
+    a = np.arange(w + 1)                  # how many positions are selected
+    q = p**a * (1 - p) ** (w - a)         # the probability of one such set
+    seen = -np.expm1(R * np.log1p(-q))    # 1 - (1 - q_a)^R
+    return float((comb(w, a) * seen).sum())
 
 
 def _check_distinct(n_tokens, mask_prob, epochs, schedule, copies) -> tuple[int, float, int]:
