@@ -74,7 +74,7 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
 
     ``max_ngram`` = n_max > 1 is ALBERT's n-gram masking (Lan et al., ICLR
     2020, section 4.1: "n-gram masking (Joshi et al., 2019), with the length
-    of each n-gram mask selected randomly", p(n) = (1/n) / sum_{j=1}^{n_max}
+    of each n-gram mask selected randomly", Pr(n) = (1/n) / sum_{j=1}^{n_max}
     1/j, n_max = 3): :func:`_ngram_spans` selects p w (on average) of a
     row's w words in spans that never overlap nor hold a special token;
     each span gets one 80/10/10 decision for all its tokens, as in SpanBERT
@@ -152,18 +152,18 @@ def whole_word_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
 def span_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
               geometric_p: float = 0.2, max_span: int = 10,
               rng=0) -> MaskedBatch:
-    """n ~ Geo(q) cut at n_max: p(n) = q (1 - q)^(n-1) / sum_k q (1 - q)^(k-1).
+    """n ~ Geo(rho) cut at n_max: Pr(n) proportional to rho (1 - rho)^(n-1).
 
-    SpanBERT's span masking (Joshi et al. 2020, section 3.1: q = 0.2,
+    SpanBERT's span masking (Joshi et al. 2020, section 3.1: rho = 0.2,
     n_max = 10, a mean of 3.8 words) on (B, T) ids: spans of n whole
     words, drawn as :func:`_spans` draws them until p of a row's words are
     selected (the budget counted in words; SpanBERT counts its tokens);
     one 80/10/10 decision per span, for all its tokens.
     """
-    ids, mask_prob, q, max_span, rng = _check_span_mask(
+    ids, mask_prob, rho, max_span, rng = _check_span_mask(
         ids, tokenizer, mask_prob, geometric_p, max_span, rng)
     n = np.arange(1, max_span + 1)
-    law = q * (1 - q) ** (n - 1)
+    law = rho * (1 - rho) ** (n - 1)
     n_special = len(tokenizer.special_ids)
     maskable = ids >= n_special
     first = maskable & (word_starts(ids, tokenizer) == np.arange(ids.shape[1]))
@@ -182,7 +182,7 @@ def span_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
 
 
 def _check_span_mask(ids, tokenizer, mask_prob, geometric_p, max_span, rng):
-    """:func:`span_mask`'s arguments, checked: (ids, p, q, n_max, a generator)."""
+    """:func:`span_mask`'s arguments, checked: (ids, p, rho, n_max, a generator)."""
     ids, mask_prob, rng = _check_variant(ids, tokenizer, mask_prob, rng)
     return (ids, mask_prob, check_open_unit("geometric_p", geometric_p),
             check_int("max_span", max_span, minimum=1), rng)
@@ -227,17 +227,17 @@ def check_max_ngram(max_ngram, T: int) -> int:
 
 def _ngram_spans(maskable: np.ndarray, mask_prob: float, max_ngram: int,
                  rng: np.random.Generator) -> np.ndarray:
-    """p(n) = (1/n) / sum_{k=1}^{N} 1/k, n = 1..N: ALBERT's spans (:func:`_spans`), as a (B, T) map."""
+    """Pr(n) = (1/n) / sum_{j=1}^{n_max} 1/j: ALBERT's spans (:func:`_spans`), as a (B, T) map."""
     law = 1 / np.arange(1, max_ngram + 1)
     return _spans(maskable, mask_prob, law / law.sum(), rng)
 
 
 def _spans(maskable: np.ndarray, mask_prob: float, law: np.ndarray,
            rng: np.random.Generator) -> np.ndarray:
-    """n ~ law (n = 1..N), spans of maskable units until p of each row's are selected: a (B, T) map.
+    """n ~ law (n = 1..n_max), spans of maskable units until p of each row's are selected: a (B, T) map.
 
-    A row with M maskable units gets a budget of floor(p M), plus one with
-    probability frac(p M), so p M on average. Its spans are drawn one at
+    A row with w maskable units gets a budget of floor(p w), plus one with
+    probability frac(p w), so p w on average. Its spans are drawn one at
     a time until the budget is spent: n ~ law, cut to the budget left; the
     start uniform among the places where n maskable units not yet selected
     follow each other; n shrinks by one while there is no such place. The map
