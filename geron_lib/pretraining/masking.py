@@ -106,10 +106,11 @@ def bert_mask(ids, tokenizer: Tokenizer, *, mask_prob: float = 0.15,
 
 def corrupt(ids: np.ndarray, tokenizer: Tokenizer, selected: np.ndarray,
             u: np.ndarray, random_words: np.ndarray) -> MaskedBatch:
-    """x'_t = [MASK] if u_t < 0.8, r_t if u_t < 0.9, else x_t, at selected t.
+    """id'_t = [MASK] if u_t < 0.8, a random word if u_t < 0.9, else id_t.
 
-    BERT's 80/10/10 rule on (B, T) ids, given the selection, the uniform
-    draws u and the random words r: what every masking variant shares.
+    BERT's 80/10/10 rule at the selected positions t of (B, T) ids, given
+    the selection, the uniform draws u_t and the random words: what every
+    masking variant shares.
     """
     decision = np.where(u < 0.8, MASKED, np.where(u < 0.9, RANDOM, KEPT))
     decision = np.where(selected, decision, NOT_SELECTED).astype(np.int8)
