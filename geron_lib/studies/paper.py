@@ -8,6 +8,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..config import PRESETS, EncoderConfig
 from ..costs.params import count_parameters
 from ..validate import check_bool, check_choice, check_int, check_sequence, check_type
@@ -190,6 +192,36 @@ def markdown_table(rows, columns: dict[str, Accounting]) -> str:
             f"{(n - row.millions * MILLION) / MILLION:+.2f}M" for n in counts]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def chance_of_a_fit(rows, spread: int = 1, trials: int = 10_000, seed: int = 0, candidates=None) -> float:
+    """P(fit) = (1/N) sum_n [some (a, r) in A x R has round_r(count_a(row_i)) = m_ni for every row i].
+
+    A multiple-comparisons check of the accounting search: ``trials`` random tables of ``rows``' shape, each
+    figure m_ni the plain count rounded to the nearest million plus an integer drawn uniformly from
+    [-spread, spread] (a table as far from the plain count as the printed one may be); the share of them
+    that some accounting of ``candidates`` (default :func:`accountings`), under some rounding of
+    :data:`ROUNDINGS`, reproduces exactly. Seeded: the same arguments give the same share."""
+    rows = _check_rows(rows)
+    spread = check_int("spread", spread, minimum=0)
+    trials = check_int("trials", trials, minimum=1)
+    seed = check_int("seed", seed, minimum=0)
+    fits = distinct_fits(rows, candidates)  # (K, n): every reading's rounded figures
+    centre = np.array([to_millions(PLAIN.count(row.config)) for row in rows])
+    rng = np.random.default_rng(seed)
+    tables = centre + rng.integers(-spread, spread + 1, size=(trials, len(rows)))  # (N, n)
+    hit = (tables[:, None, :] == fits[None, :, :]).all(axis=2).any(axis=1)  # (N,)
+    return float(hit.mean())
+
+
+def distinct_fits(rows, candidates=None) -> np.ndarray:
+    """The distinct tables the search can reproduce: round_r(count_a(row_i)) for every accounting a and
+    rounding r, one row of the (K, n) array per distinct table (K <= accountings x roundings)."""
+    rows = _check_rows(rows)
+    candidates = _check_candidates(candidates)
+    tables = {tuple(to_millions(a.count(row.config), rounding) for row in rows)
+              for a in candidates for rounding in ROUNDINGS}
+    return np.array(sorted(tables))
 
 
 @dataclass(frozen=True)

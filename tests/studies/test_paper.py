@@ -310,3 +310,23 @@ def test_berts_table_8_rows_are_shares_of_the_selected_tokens():
     assert (BERT_TABLE_8[0].mask, BERT_TABLE_8[0].same, BERT_TABLE_8[0].random) == (0.8, 0.1, 0.1)
     assert min(BERT_TABLE_8, key=lambda r: r.ner_feature).mask == 1.0
     assert max(r.mnli for r in BERT_TABLE_8) - min(r.mnli for r in BERT_TABLE_8) == pytest.approx(0.8)
+
+
+def test_chance_of_a_fit_counts_the_readings_and_is_seeded():
+    from geron_lib.studies.paper import ROUNDINGS, chance_of_a_fit, distinct_fits
+
+    column = [row for row in TABLE_3 if row.config.sharing == "all"]
+    fits = distinct_fits(column)
+    assert fits.shape[1] == 4 and len(fits) <= len(accountings()) * len(ROUNDINGS)
+    # the published column is one of the readings (encoder + pooler, nearest)
+    assert [row.millions for row in column] in fits.tolist()
+    rate = chance_of_a_fit(column, spread=1, trials=5000, seed=0)
+    assert rate == chance_of_a_fit(column, spread=1, trials=5000, seed=0)
+    # at most K of the 3^4 equally likely tables can fit: the rate is near K / 81
+    assert abs(rate - len(fits) / 3**4) < 0.03
+    # spread 0: the one table is the plain count rounded, which the plain accounting reproduces
+    assert chance_of_a_fit(column, spread=0, trials=10) == 1.0
+    # a whole table is much harder to fit by chance than one column
+    assert chance_of_a_fit(TABLE_3, spread=1, trials=5000) < rate / 10
+    with pytest.raises(ValueError):
+        chance_of_a_fit(column, spread=-1)
