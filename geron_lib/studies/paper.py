@@ -194,24 +194,30 @@ def markdown_table(rows, columns: dict[str, Accounting]) -> str:
     return "\n".join(lines)
 
 
-def chance_of_a_fit(rows, spread: int = 1, trials: int = 10_000, seed: int = 0, candidates=None) -> float:
-    """P(fit) = (1/N) sum_n [some (a, r) in A x R has round_r(count_a(row_i)) = m_ni for every row i].
+def _check_chance(rows, spread, trials, seed) -> list[PaperRow]:
+    """:func:`chance_of_a_fit`'s arguments, checked; the rows as a list."""
+    for name, value, least in (("spread", spread, 0), ("trials", trials, 1), ("seed", seed, 0)):
+        check_int(name, value, minimum=least)
+    return _check_rows(rows)
 
-    A multiple-comparisons check of the accounting search: ``trials`` random tables of ``rows``' shape, each
-    figure m_ni the plain count rounded to the nearest million plus an integer drawn uniformly from
-    [-spread, spread] (a table as far from the plain count as the printed one may be); the share of them
-    that some accounting of ``candidates`` (default :func:`accountings`), under some rounding of
-    :data:`ROUNDINGS`, reproduces exactly. Seeded: the same arguments give the same share."""
-    rows = _check_rows(rows)
-    spread = check_int("spread", spread, minimum=0)
-    trials = check_int("trials", trials, minimum=1)
-    seed = check_int("seed", seed, minimum=0)
-    fits = distinct_fits(rows, candidates)  # (K, n): every reading's rounded figures
-    centre = np.array([to_millions(PLAIN.count(row.config)) for row in rows])
+
+def chance_of_a_fit(rows, spread=1, trials=10_000, seed=0, candidates=None):
+    """P(fit) = (1/N) sum_n [some a, r: round_r(count_a(row_i)) = m_ni, all i].
+
+    ``trials`` (N) random tables of ``rows``' shape: each figure m_ni is the
+    plain count rounded to the nearest million plus an integer drawn
+    uniformly from [-spread, spread]. Returns the share of them that some
+    accounting a of ``candidates`` (default: all), under some rounding r,
+    reproduces exactly. Seeded: the same arguments give the same share.
+    """
+    rows = _check_chance(rows, spread, trials, seed)
+    fits = distinct_fits(rows, candidates)  # (K, n)
+    plain = [to_millions(PLAIN.count(row.config)) for row in rows]
     rng = np.random.default_rng(seed)
-    tables = centre + rng.integers(-spread, spread + 1, size=(trials, len(rows)))  # (N, n)
-    hit = (tables[:, None, :] == fits[None, :, :]).all(axis=2).any(axis=1)  # (N,)
-    return float(hit.mean())
+    shifts = rng.integers(-spread, spread + 1, size=(trials, len(rows)))
+    tables = np.array(plain) + shifts  # (N, n)
+    same = tables[:, None, :] == fits[None, :, :]  # (N, K, n)
+    return float(same.all(axis=2).any(axis=1).mean())
 
 
 def distinct_fits(rows, candidates=None) -> np.ndarray:
