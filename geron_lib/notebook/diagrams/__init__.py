@@ -32,7 +32,8 @@ from .training import block_graph_diagram
 __all__ = [
     "CYCLE", "GREY", "LABEL", "MAX_DRAWN_EPOCHS", "RECURRENCE_KINDS", "ROLE", "SCHEDULE_LABELS", "SIZES",
     "SMALL",
-    "TITLE", "basis_change_diagram", "block_graph_diagram", "embedding_diagram", "encoder_block_diagram", "head_split_diagram",
+    "TITLE", "basis_change_diagram", "block_graph_diagram", "embedding_diagram", "encoder_block_diagram",
+    "head_split_diagram",
     "masking_timeline_diagram", "output_projection_diagram", "recurrence_diagram", "sharing_diagram", "show",
     "svg",
 ]
