@@ -105,7 +105,12 @@ def library_arrays():
     """{symbol: the library's array}, for a model whose sizes all differ, so that a shape cannot pass by a
     coincidence of two sizes."""
     from geron_lib import Encoder, EncoderConfig
-    from geron_lib.model.attention import attention_probs, random_attention_weights, split_heads
+    from geron_lib.model.attention import (
+        attention_probs,
+        concat_attention,
+        random_attention_weights,
+        split_heads,
+    )
     from geron_lib.model.layers import linear
     from geron_lib.model.mlm import MaskedLM, mlm_head
     from geron_lib.studies.factorised import best_rank_factors
@@ -123,7 +128,8 @@ def library_arrays():
     values = split_heads(linear(X, attention["W_V"], attention["b_V"]), sizes["h"])
     Tok = Encoder(config.replace(model_type="bert", embedding_size=None), seed=0).embeddings["word"]
     lookup, projection = best_rank_factors(Tok, sizes["E"])
-    logits = mlm_head(X[0], model.head, emb["word"], config.hidden_act, config.layer_norm_eps)
+    head = {}
+    logits = mlm_head(X[0], model.head, emb["word"], config.hidden_act, config.layer_norm_eps, head)
     arrays = {"Emb": emb["word"], "Pos": emb["position"], "Type": emb["token_type"],
               "W_P": emb["W_P"], "b_P": emb["b_P"], "Tok": Tok, "Tok_(E)": lookup @ projection,
               "X": X, "x_t": X[0, 0], "Q_i": cache["q"][0, 1], "K_i": cache["k"][0, 1], "A_i": A[0, 1],
@@ -131,7 +137,9 @@ def library_arrays():
               "W'_V,i": random_attention_weights(sizes["H"], sizes["h"], "sum", seed=0)["W_V"][1],
               "W_Q,iW_K,i^top": attention["W_Q"][:, 4:8] @ attention["W_K"][:, 4:8].T,
               "W_mlm": model.head["W"], "b_mlm": model.head["b"], "b_out": model.head["b_out"],
-              "z_t": logits[0]}
+              "z_t": logits[0], "m_t": head["z"][0],
+              "S_i": cache["q"][0, 1] @ cache["k"][0, 1].T / np.sqrt(sizes["d_head"]),
+              "Y": concat_attention(X, attention, sizes["h"])}
     arrays |= {k: v for k, v in attention.items() if k[:2] in ("W_", "b_")}
     arrays |= {k: v for k, v in ffn.items() if k[:2] in ("W_", "b_")}
     return arrays, sizes

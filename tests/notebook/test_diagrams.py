@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 
+import matplotlib.colors as mpl_colors
 import matplotlib.image as mpimg
 import numpy as np
 import pytest
@@ -42,7 +43,8 @@ from geron_lib.pretraining.masking import SCHEDULES, MaskingSchedule, draws_per_
 from geron_lib.pretraining.tokenizer import WordTokenizer
 
 CONFIG_DIAGRAMS = (D.encoder_block_diagram, D.embedding_diagram, D.output_projection_diagram,
-                   D.sharing_diagram, D.recurrence_diagram, D.head_split_diagram, D.basis_change_diagram)
+                   D.sharing_diagram, D.recurrence_diagram, D.head_split_diagram, D.basis_change_diagram,
+                   D.block_graph_diagram)
 BOOK = ["bert-base", "albert-base-v2", "tiny-bert", "tiny-albert", "roberta-base", "albert-xxlarge-v2"]
 
 
@@ -255,6 +257,39 @@ def test_masking_timeline_shows_which_masking_each_epoch_uses(epochs, copies):
     assert f"{epochs} epoch" in alt and f"static x {copies}" in alt
 
 
+# 7. one block as a computational graph (appendix A4) -----------------------------------------------------
+
+GRAPH_NODES = {"attention_probs_backward": ["query", "key", "scores", "softmax"],
+               "concat_attention_backward": ["value", "heads", "W_O"],
+               "layer_norm_backward": ["LN_1", "LN_2"],
+               "feed_forward_backward": ["W_1", "act", "W_2"],
+               "block_backward": ["add_1", "add_2"]}
+
+
+@pytest.mark.parametrize("name", BOOK)
+def test_block_graph_colours_every_forward_node_by_the_backward_that_differentiates_it(name):
+    config = PRESETS[name]
+    fig, alt = D.block_graph_diagram(config)
+    for listing, nodes in GRAPH_NODES.items():
+        colour = D.training.BACKWARD[listing]
+        for node in nodes:
+            (patch,) = boxes(fig, node)
+            assert patch.get_edgecolor()[:3] == pytest.approx(mpl_colors.to_rgb(colour)), node
+        assert texts(fig)[f"text-legend-{listing}"].get_text() == listing and listing in alt
+    shown = {gid: t.get_text() for gid, t in texts(fig).items()}
+    assert shown["label-act"] == config.hidden_act
+    assert shown["detail-W_1"] == f"(B, T, {config.intermediate_size})"
+    assert shown["detail-softmax"] == f"$A_i$: (B, {config.num_attention_heads}, T, T)"
+    assert f"H = {config.hidden_size}" in alt and f"d_head = {config.d_head}" in alt
+    arrows_drawn = [p for ax in fig.axes for p in ax.patches if (p.get_gid() or "").startswith("flow-")]
+    assert len(arrows_drawn) >= 16  # every forward edge and both residual lines
+
+
+def test_block_graph_refuses_the_sum_form_it_does_not_draw():
+    with pytest.raises(ValueError, match="concat form"):
+        D.block_graph_diagram(PRESETS["albert-base-v2"].replace(attention="sum"))
+
+
 # readability, for the configs of the book and the sliders' ranges -------------------------------------------
 
 def _layout_cases():
@@ -333,7 +368,7 @@ from geron_lib.notebook import diagrams as D
 config = PRESETS["albert-base-v2"]
 figs = [fn(config)[0] for fn in (D.encoder_block_diagram, D.embedding_diagram, D.output_projection_diagram,
                                  D.sharing_diagram, D.recurrence_diagram, D.head_split_diagram,
-                                 D.basis_change_diagram)]
+                                 D.basis_change_diagram, D.block_graph_diagram)]
 figs.append(D.masking_timeline_diagram(8, 3)[0])
 print(" ".join(hashlib.sha256(D.svg(f).encode()).hexdigest() for f in figs))
 """

@@ -6,7 +6,8 @@ draws its pictures on the engine of :mod:`.canvas`:
 - :mod:`.embeddings`: ALBERT's embedding path (chapter 1, appendix A1),
 - :mod:`.sharing`: cross-layer sharing and its relatives (chapters 2 and 5),
 - :mod:`.attention`: the output projection, splitting heads and a head's change of basis (chapter 3),
-- :mod:`.masking`: masking timelines (chapter 4).
+- :mod:`.masking`: masking timelines (chapter 4),
+- :mod:`.training`: one block as a computational graph (appendix A4).
 
 Every diagram function returns ``(fig, alt)``: the matplotlib Figure and a description of the picture in
 words (for the cell's alt text). Given ``ax``, it draws into those axes instead (a panel of an explorer)
@@ -26,11 +27,13 @@ from .embeddings import embedding_diagram
 from .encoder_block import encoder_block_diagram
 from .masking import MAX_DRAWN_EPOCHS, SCHEDULE_LABELS, masking_timeline_diagram
 from .sharing import RECURRENCE_KINDS, recurrence_diagram, sharing_diagram
+from .training import block_graph_diagram
 
 __all__ = [
     "CYCLE", "GREY", "LABEL", "MAX_DRAWN_EPOCHS", "RECURRENCE_KINDS", "ROLE", "SCHEDULE_LABELS", "SIZES",
     "SMALL",
-    "TITLE", "basis_change_diagram", "embedding_diagram", "encoder_block_diagram", "head_split_diagram",
+    "TITLE", "basis_change_diagram", "block_graph_diagram", "embedding_diagram", "encoder_block_diagram",
+    "head_split_diagram",
     "masking_timeline_diagram", "output_projection_diagram", "recurrence_diagram", "sharing_diagram", "show",
     "svg",
 ]
