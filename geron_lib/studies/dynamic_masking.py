@@ -14,7 +14,7 @@ from ..model.mlm import MaskedBatch, MaskedLM
 from ..pretraining import corpus
 from ..pretraining.masking import SCHEDULES, MaskingSchedule, bert_mask
 from ..pretraining.tokenizer import WordTokenizer
-from ..pretraining.train import TrainingConfig, train_mlm
+from ..pretraining.train import TrainingConfig, TrainingHistory, train_mlm
 from ..validate import (
     check_bool,
     check_choice,
@@ -149,14 +149,49 @@ def train_one(setup: Setup, schedule: str, seed: int, *,
     check_type("setup", setup, Setup)
     check_choice("schedule", schedule, SCHEDULES)
     seed = check_int("seed", seed, minimum=0)
+    model, held_out, history = _trained(setup, schedule, seed, setup.training(seed), progress)
+    return {"train": history.train_loss, "held_out": history.held_out_loss,
+            "held_out_tokens": model.token_losses(held_out).tolist()}
+
+
+def _trained(setup: Setup, schedule: str, seed: int, training: TrainingConfig,
+             progress: Callable[[str], None] | None = None) -> tuple[MaskedLM, MaskedBatch, TrainingHistory]:
+    """The model trained, the held-out batch it was measured on, and the run's history."""
     tokenizer, train_ids, held_ids = data(setup)
     held_out = bert_mask(held_ids, tokenizer, mask_prob=setup.mask_prob, rng=HELD_OUT_MASK_SEED)
     model = MaskedLM(model_config(setup, tokenizer.vocab_size), seed=seed, dtype=np.dtype(setup.dtype))
     masks = MaskingSchedule(train_ids, tokenizer, schedule, mask_prob=setup.mask_prob, copies=setup.copies,
                             at_least_one=setup.at_least_one, rng=seed)
-    history = train_mlm(model, masks, setup.training(seed), held_out=held_out, progress=progress)
-    return {"train": history.train_loss, "held_out": history.held_out_loss,
-            "held_out_tokens": model.token_losses(held_out).tolist()}
+    history = train_mlm(model, masks, training, held_out=held_out, progress=progress)
+    return model, held_out, history
+
+
+#: A clipping threshold far above every gradient norm of the chapter's runs (their largest is a few
+#: units): clipped there, a run is the run without clipping.
+NO_CLIP = 1e6
+
+
+def clipping_effect(setup: Setup = Setup(seeds=(0, 1, 2, 3, 4))) -> dict:
+    """L_clip - L_no clip, per held-out target: dynamic masking trained twice per seed of ``setup``, the
+    gradient's global norm clipped at the setup's threshold (``TrainingConfig.max_grad_norm``) and at
+    :data:`NO_CLIP`, above every step's norm.
+
+    Returns ``"clipped"`` and ``"unclipped"``, the (seeds, targets) held-out token losses of the two, and
+    ``"largest_norm"``, the largest norm any step of the unclipped runs saw (below :data:`NO_CLIP`, so
+    that those runs were never clipped).
+    """
+    check_type("setup", setup, Setup)
+    losses: dict[str, list] = {"clipped": [], "unclipped": []}
+    largest = 0.0
+    for seed in setup.seeds:
+        clipped = setup.training(seed)
+        for arm, training in (("clipped", clipped),
+                              ("unclipped", dataclasses.replace(clipped, max_grad_norm=NO_CLIP))):
+            model, held_out, history = _trained(setup, "dynamic", seed, training)
+            losses[arm].append(model.token_losses(held_out))
+            if arm == "unclipped":
+                largest = max(largest, max(history.grad_norm))
+    return {arm: np.asarray(runs) for arm, runs in losses.items()} | {"largest_norm": largest}
 
 
 def _check_result(result, parts=("train", "held_out")) -> None:

@@ -37,6 +37,7 @@ from geron_lib.costs.params import (
     redundant_attention_params,
     stored_copies,
 )
+from geron_lib.interop.hf_weights import hf_names
 from geron_lib.notebook import diagrams as D
 from geron_lib.notebook.plots import new_figure
 from geron_lib.pretraining.masking import SCHEDULES, MaskingSchedule, draws_per_sequence
@@ -309,6 +310,41 @@ def _layout_cases():
         for sharing in SHARING:
             yield D.sharing_diagram, _config(4096, L=L, sharing=sharing)
         yield D.recurrence_diagram, _config(4096, L=L)
+
+
+# 6. a weight's layout in transformers and in the library (appendix A1) -----------------------------------
+
+@pytest.mark.parametrize("name", BOOK)
+def test_weight_layout_draws_the_ffn_weight_both_ways_and_names_every_weight_of_layer_0(name):
+    config = PRESETS[name]
+    fig, alt = D.weight_layout_diagram(config)
+    H, F = config.hidden_size, config.intermediate_size
+    shown = {gid: t.get_text() for gid, t in texts(fig).items()}
+    assert f"({F}, {H})" in shown["text-theirs_caption"] and f"({H}, {F})" in shown["text-ours_caption"]
+    theirs, ours = (fig.axes[0].patches[i] for i in (0, 1))
+    assert (theirs.get_gid(), ours.get_gid()) == ("box-theirs", "box-ours")
+    # drawn to scale: rows down, columns across, so one is the other turned
+    assert theirs.get_height() / theirs.get_width() == pytest.approx(F / H, rel=1e-6)
+    assert ours.get_width() / ours.get_height() == pytest.approx(F / H, rel=1e-6)
+    weights = {k: v for k, v in hf_names(config).items() if k.startswith("layers.0.") and ".W_" in k}
+    prefix = shown["text-map_prefix"].replace("\n", "")
+    for key, state_name in weights.items():
+        letter = key.rsplit(".", 1)[-1]
+        assert shown[f"text-map_{letter}"].endswith(state_name.removeprefix(prefix)), key
+        assert state_name.startswith(prefix)
+    assert len([g for g in shown if g.startswith("text-map_W_")]) == len(weights) == 6
+    # readable in the book's column, and the same SVG every time
+    assert layout_problems(fig) == []
+    smallest = min(t.get_fontsize() for t in texts(fig).values() if t.get_text().strip())
+    assert shown_px(smallest, fig.get_figwidth()) >= MIN_PX
+    assert D.svg(fig) == D.svg(D.weight_layout_diagram(config)[0])
+    assert all(part in alt for part in (f"({F}, {H})", f"({H}, {F})", *weights.values().__iter__().__next__()
+                                        .removeprefix(prefix).split()))
+
+
+def test_weight_layout_refuses_a_config_transformers_has_no_model_of():
+    with pytest.raises(ValueError, match="pad_token_id"):
+        D.weight_layout_diagram(PRESETS["tiny-roberta"])
 
 
 @pytest.mark.parametrize("fn, config", list(_layout_cases()))

@@ -73,3 +73,13 @@ def test_the_declared_comparisons_name_stored_runs_and_schedules():
     assert len(mx.PRIMARY) == 4 and not {c[0] for c in mx.PRIMARY} & {c[0] for c in mx.EXPLORATORY}
     with pytest.raises(ValueError, match="arm's run must be one of"):
         mx.token_losses(stored, ("nowhere", "static"))
+
+
+def test_clipping_effect_trains_each_seed_clipped_and_never_clipped():
+    r = mx.clipping_effect(TINY)
+    assert r["clipped"].shape == r["unclipped"].shape == (len(TINY.seeds), r["clipped"].shape[1])
+    assert 0 < r["largest_norm"] < mx.NO_CLIP  # the unclipped runs never reached their threshold
+    # the clipped arm is train_one's own run; the unclipped one differs wherever a norm passed 1
+    assert np.allclose(r["clipped"][0], mx.train_one(TINY, "dynamic", 0)["held_out_tokens"])
+    clip_acted = r["largest_norm"] > TINY.training(0).max_grad_norm
+    assert clip_acted == (not np.allclose(r["clipped"], r["unclipped"]))

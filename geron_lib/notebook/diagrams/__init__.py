@@ -7,6 +7,7 @@ draws its pictures on the engine of :mod:`.canvas`:
 - :mod:`.sharing`: cross-layer sharing and its relatives (chapters 2 and 5),
 - :mod:`.attention`: the output projection, splitting heads and a head's change of basis (chapter 3),
 - :mod:`.masking`: masking timelines (chapter 4),
+- :mod:`.interop`: a weight's layout in transformers and in the library (appendix A1),
 - :mod:`.training`: one block as a computational graph (appendix A4).
 
 Every diagram function returns ``(fig, alt)``: the matplotlib Figure and a description of the picture in
@@ -25,6 +26,7 @@ from .attention import basis_change_diagram, head_split_diagram, output_projecti
 from .canvas import CYCLE, GREY, LABEL, ROLE, SIZES, SMALL, TITLE, show, svg
 from .embeddings import embedding_diagram
 from .encoder_block import encoder_block_diagram
+from .interop import weight_layout_diagram
 from .masking import MAX_DRAWN_EPOCHS, SCHEDULE_LABELS, masking_timeline_diagram
 from .sharing import RECURRENCE_KINDS, recurrence_diagram, sharing_diagram
 from .training import block_graph_diagram
@@ -35,5 +37,5 @@ __all__ = [
     "TITLE", "basis_change_diagram", "block_graph_diagram", "embedding_diagram", "encoder_block_diagram",
     "head_split_diagram",
     "masking_timeline_diagram", "output_projection_diagram", "recurrence_diagram", "sharing_diagram", "show",
-    "svg",
+    "svg", "weight_layout_diagram",
 ]

@@ -31,7 +31,8 @@ from ..plots import PALETTE, fixed_layout, new_figure
 #: Width and height (inches) every diagram needs: its own figure's size, the least size of a given ``ax``.
 SIZES = {"encoder_block": (9.0, 5.0), "embedding": (9.0, 3.2), "output_projection": (9.0, 3.8),
          "sharing": (9.0, 3.2), "masking_timeline": (9.0, 2.0), "recurrence": (9.0, 3.3),
-         "head_split": (9.0, 3.1), "basis_change": (9.0, 3.9), "block_graph": (9.0, 5.0)}
+         "head_split": (9.0, 3.1), "basis_change": (9.0, 3.9), "block_graph": (9.0, 5.0),
+         "weight_layout": (9.0, 3.6)}
 #: Font sizes (points). The book's column shows a figure 672 CSS px wide (measured in chromium at the
 #: browser tests' 1280 x 900 window), so a 9-inch SVG (864 px) is drawn at 672 / 864 of its size and a text of
 #: s points at s * 96 / 72 * 672 / 864 = 1.037 s px: the smallest, SMALL, needs 10.61 points for 11 px.
