@@ -1,8 +1,9 @@
 """The two pip environments. binder/requirements.txt is the reader's: all that Binder (repo2docker) installs.
 requirements.txt, the developer's, includes it and adds the test and lint tools. No package is pinned
-twice, Binder gets no test tool, and Binder installs every module that the chapters import and the library
-imports when they import it. Offline: imports are mapped to distributions, and dependencies followed,
-through this environment's installed metadata (the pins installed by `make install`)."""
+twice (but torch, pinned again as its CPU build, from PyTorch's CPU index), Binder gets no test tool, and
+Binder installs every module that the chapters import and the library imports when they import it. Offline:
+imports are mapped to distributions, and dependencies followed, through this environment's installed
+metadata (the pins installed by `make install`)."""
 
 import ast
 import json
