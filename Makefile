@@ -46,7 +46,7 @@ help: ## these targets, one line each
 
 install: $(STAMP) ## create .venv from requirements.txt, geron_lib and assignments editable (again on change)
 
-install-hf: $(HF_STAMP) ## add the optional hf extra (torch's CPU wheel, transformers, accelerate) to .venv
+install-hf: $(HF_STAMP) ## add the hf extra (torch's CPU wheel, transformers, accelerate) to an older .venv
 
 $(STAMP): requirements.txt binder/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,7 +58,8 @@ $(STAMP): requirements.txt binder/requirements.txt pyproject.toml
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)"
 	touch $@
 
-# The optional `hf` extra (pyproject.toml): only the tests need it; the book and Binder do not.
+# The `hf` extra (pyproject.toml): binder/requirements.txt installs it (appendices A1 and A2 run it, torch
+# as its CPU build), so `make install` does too; this target adds it to a .venv installed before that.
 $(HF_STAMP): $(STAMP) pyproject.toml
 	$(BIN)/python -m pip install -e '.[hf]'
 	$(BIN)/python -m pip check

@@ -1,8 +1,9 @@
 """The two pip environments. binder/requirements.txt is the reader's: all that Binder (repo2docker) installs.
 requirements.txt, the developer's, includes it and adds the test and lint tools. No package is pinned
-twice, Binder gets no test tool, and Binder installs every module that the chapters import and the library
-imports when they import it. Offline: imports are mapped to distributions, and dependencies followed,
-through this environment's installed metadata (the pins installed by `make install`)."""
+twice (but torch, pinned again as its CPU build, from PyTorch's CPU index), Binder gets no test tool, and
+Binder installs every module that the chapters import and the library imports when they import it. Offline:
+imports are mapped to distributions, and dependencies followed, through this environment's installed
+metadata (the pins installed by `make install`)."""
 
 import ast
 import json
@@ -39,6 +40,12 @@ REPO2DOCKER_FILES = ("runtime.txt", "environment.yml", "apt.txt", "postBuild", "
 
 COLAB_MARKER = "# Colab: install geron_lib when it is not importable."  # scripts/colab_cells.py, MARKER
 
+#: PyTorch's index of CPU-only wheels: PyPI's Linux x86_64 torch wheels are the CUDA builds (gigabytes of
+#: nvidia-* and cuda-toolkit packages); the CPU build, version V+cpu, is on this index only
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+#: The local version label of PyTorch's CPU builds on that index
+CPU_BUILD = "cpu"
+
 
 # ------------------------------------------------------------------------------------------------------------
 # requirements files
@@ -47,12 +54,13 @@ COLAB_MARKER = "# Colab: install geron_lib when it is not importable."  # script
 @dataclass
 class RequirementsFile:
     """A requirements file of this repository's form: ``-r`` includes (resolved against the including file's
-    folder, as pip does), ``-e`` paths (relative to the folder pip runs in, as pip reads them), and
-    requirements."""
+    folder, as pip does), ``-e`` paths (relative to the folder pip runs in, as pip reads them),
+    ``--extra-index-url`` indexes, and requirements."""
 
     includes: list[Path] = field(default_factory=list)
     editables: list[str] = field(default_factory=list)
     requirements: list[Requirement] = field(default_factory=list)
+    extra_index_urls: list[str] = field(default_factory=list)
 
 
 def read_requirements(path: Path) -> RequirementsFile:
@@ -66,6 +74,8 @@ def read_requirements(path: Path) -> RequirementsFile:
             parsed.includes.append((path.parent / value.strip()).resolve())
         elif option == "-e":
             parsed.editables.append(value.strip())
+        elif option == "--extra-index-url":
+            parsed.extra_index_urls.append(value.strip())
         elif line.startswith("-"):
             raise AssertionError(f"{path.name} line {number}: option {option!r} is not one this test reads")
         else:
@@ -269,12 +279,27 @@ def is_pin(requirement: Requirement) -> bool:
     return len(specifiers) == 1 and specifiers[0].operator == "==" and "*" not in specifiers[0].version
 
 
+def pinned_version(requirement: Requirement) -> str:
+    assert is_pin(requirement), f"{requirement} is not an exact pin"
+    return next(iter(requirement.specifier)).version
+
+
+def cpu_builds() -> list[Requirement]:
+    """The Binder file's pins of an extra's exact pin V as its CPU build, V+cpu: the one second pin allowed
+    (torch: PyPI's wheel of V is the CUDA build)."""
+    extra_pins = {canonicalize_name(r.name): pinned_version(r) for r in extras() if is_pin(r)}
+    return [r for r in binder().requirements
+            if is_pin(r) and canonicalize_name(r.name) in extra_pins
+            and pinned_version(r) == f"{extra_pins[canonicalize_name(r.name)]}+{CPU_BUILD}"]
+
+
 def test_every_package_is_pinned_exactly_once():
     pinned = [*binder().requirements, *root().requirements]
     loose = [str(r) for r in pinned if not is_pin(r)]
     assert not loose, f"pin these exactly (name==version): {loose}"
-    # pyproject.toml's extras pin too: Binder installs one with `-e .[name]` instead of pinning it again
-    pinned += [r for r in extras() if is_pin(r)]
+    # pyproject.toml's extras pin too: Binder installs one with `-e .[name]` instead of pinning it again,
+    # except to name the same version's CPU build (cpu_builds)
+    pinned = [r for r in pinned if r not in cpu_builds()] + [r for r in extras() if is_pin(r)]
     twice = sorted(name for name, n in Counter(canonicalize_name(r.name) for r in pinned).items() if n > 1)
     assert not twice, ("pinned more than once across requirements.txt, binder/requirements.txt and the "
                        f"extras of pyproject.toml: {twice}")
@@ -290,6 +315,22 @@ def test_the_root_file_adds_only_what_binder_does_not_install():
     # tests ran
     also = sorted(names(root().requirements) & binder_installs())
     assert not also, f"Binder installs these too: pin them in binder/requirements.txt instead: {also}"
+
+
+def test_binder_installs_the_hf_extra_with_torchs_cpu_build():
+    # Appendices A1 and A2 run torch, transformers and accelerate (the hf extra): Binder installs them, and
+    # torch as the CPU build of the extra's exact version, from PyTorch's CPU index, the one index added
+    assert "hf" in library().extras, "binder/requirements.txt installs the library with the hf extra"
+    optional = pyproject()["project"]["optional-dependencies"]
+    hf = {canonicalize_name(r.name): r for r in map(Requirement, optional["hf"])}
+    assert {"torch", "transformers", "accelerate"} <= hf.keys()
+    assert is_pin(hf["torch"]) and "+" not in pinned_version(hf["torch"]), (
+        "the hf extra pins torch exactly, without a local label (a range would admit newer CUDA wheels)")
+    assert [str(r) for r in cpu_builds()] == [f"torch=={pinned_version(hf['torch'])}+{CPU_BUILD}"], (
+        "binder/requirements.txt pins torch as the CPU build of the hf extra's version, torch==V+cpu")
+    assert binder().extra_index_urls == [TORCH_CPU_INDEX], (
+        f"binder/requirements.txt adds PyTorch's CPU index, and only it: {binder().extra_index_urls}")
+    assert root().extra_index_urls == [], "requirements.txt reads the index from the Binder file it includes"
 
 
 def test_binder_reads_its_own_folder_and_installs_the_library_from_the_root():
