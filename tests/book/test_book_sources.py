@@ -122,3 +122,11 @@ def test_every_solution_is_a_dropdown(docname):
     for block in re.findall(r"^(?:`{3,}|:{3,})\{solution\}.*\n((?::[^\n]*\n)*)", text, re.MULTILINE):
         assert re.search(r"^:class:.*\bdropdown\b", block, re.MULTILINE), (
             f"{docname}: every {{solution}} needs :class: dropdown")
+
+
+@pytest.mark.parametrize("docname", toc_pages())
+def test_no_backtick_fence_opens_a_directive_whose_title_holds_a_backtick(docname):
+    # CommonMark ends a backtick fence's info string at its first backtick: such a directive is not parsed,
+    # and its whole body shows as raw text (a colon fence takes backticks in its title)
+    broken = re.findall(r"^\s*`{3,}\{[\w-]+\}[^\n]*`[^\n]*$", text_of(docname), re.MULTILINE)
+    assert not broken, f"{docname}: {broken}"
