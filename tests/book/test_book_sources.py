@@ -130,3 +130,13 @@ def test_no_backtick_fence_opens_a_directive_whose_title_holds_a_backtick(docnam
     # and its whole body shows as raw text (a colon fence takes backticks in its title)
     broken = re.findall(r"^\s*`{3,}\{[\w-]+\}[^\n]*`[^\n]*$", text_of(docname), re.MULTILINE)
     assert not broken, f"{docname}: {broken}"
+
+
+@pytest.mark.parametrize("docname", NOTEBOOKS)
+def test_markdown_outputs_render_as_tables_and_lists(docname):
+    # myst-nb renders a text/markdown output as CommonMark unless the cell says otherwise, and CommonMark
+    # has no tables: a table printed by a cell shows as raw | text
+    for index, cell, _tags, data in _cells(docname):
+        if any("text/markdown" in d for d in data):
+            fmt = cell.get("metadata", {}).get("mystnb", {}).get("markdown_format")
+            assert fmt == "gfm", f"{docname}.ipynb cell {index}: a Markdown output needs markdown_format gfm"

@@ -2,8 +2,7 @@
 written exercise of those pages has a rubric (assignments/rubrics.yml) and every rubric names a written
 exercise of the book, wherever in book/ it lives (an exercise may move from a chapter to an appendix); the
 page shows them all; what it says works today is what _config.yml allows; its exam questions' answers are
-the closed forms they state; and its Markdown outputs render as tables and lists, not as raw text, with code
-lines that fit the column."""
+the closed forms they state; and its code lines fit the column."""
 
 import ast
 import math
@@ -115,15 +114,6 @@ def test_the_page_lists_every_exercise_whose_numbers_cannot_vary_with_its_reason
     assert len(rows) == len(fixed)
     missing = [label for label, why in fixed.items() if not any(f"`{label}`" in r and why in r for r in rows)]
     assert not missing, f"the page's stored table leaves out {missing}: make outputs NB=book/teachers.ipynb"
-
-
-def test_markdown_outputs_render_as_tables_and_lists():
-    # myst-nb renders a text/markdown output as CommonMark unless the cell says otherwise, and CommonMark
-    # has no tables: the chapter table showed as raw | text
-    for index, cell in enumerate(TEACHERS.cells):
-        if any("text/markdown" in o.get("data", {}) for o in cell.get("outputs", [])):
-            fmt = cell.metadata.get("mystnb", {}).get("markdown_format")
-            assert fmt == "gfm", f"teachers.ipynb cell {index}: a Markdown output needs markdown_format gfm"
 
 
 def test_code_lines_fit_the_column():
