@@ -1,5 +1,5 @@
 """Appendix A4's claims, recomputed: each value its prose shows (the page's own cells, run here) against the
-fact it states, where the page's earlier wording said otherwise."""
+fact it states."""
 
 import re
 
@@ -13,15 +13,15 @@ PAGE = "book/A4_training_by_hand"
 
 
 def test_the_optimiser_is_bias_corrected_unlike_berts():
-    # the page once called the optimiser BERT's: BERT's AdamWeightDecayOptimizer has no bias correction,
-    # so its first step on a unit gradient is (1 - beta_1) / sqrt(1 - beta_2) = 3.16 times the rate, ours 1
+    # BERT's AdamWeightDecayOptimizer has no bias correction, so its first step on a unit gradient is
+    # (1 - beta_1) / sqrt(1 - beta_2) = 3.16 times the rate; the library's, corrected, is 1
     shown = run_cells(PAGE, "a4-adamw")
     assert shown["a4_first_step"] == pytest.approx(1.0, rel=1e-6)
     assert shown["a4_uncorrected_step"] == pytest.approx(0.1 / np.sqrt(0.001))
 
 
 def test_the_pages_exercises_carry_its_own_labels():
-    # the b_K exercise was once labelled ex-masking-bk, as if it belonged to chapter 4
+    # an exercise's label names the page it is on
     notebook = nbformat.read(ROOT / f"{PAGE}.ipynb", as_version=4)
     text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     labels = re.findall(r"^:label: (\S+)", text, re.M)
