@@ -30,6 +30,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 HF_STAMP := $(VENV)/.installed-hf
 
+# Write bytecode caches (an environment may turn them off): without them every run compiles the library and
+# pytest rewrites every test module again, several seconds of each worker's start.
+export PYTHONDONTWRITEBYTECODE :=
 # Deterministic hashing in tests and notebook kernels (kernels inherit the environment).
 export PYTHONHASHSEED := 0
 # Let the venv's Jupyter data dir (its python3 kernelspec) win over user/system ones.

@@ -43,13 +43,20 @@ TIMEOUTS = {"live": 900, "slow": 600, "browser": 300, "book": 300, "hf": 300, "j
 FAST_TIMEOUT = 120
 
 
+def _tier_markers(path: Path) -> tuple[str, ...]:
+    """The TIERS markers of a test file."""
+    where = path.resolve()
+    return tuple(marker for place, markers in TIERS.items()
+                 if where == TESTS / place or (TESTS / place) in where.parents for marker in markers)
+
+
 def pytest_collection_modifyitems(config, items):
+    by_file: dict[Path, tuple[str, ...]] = {}
     for item in items:
-        where = Path(item.path).resolve()
-        for place, markers in TIERS.items():
-            if where == TESTS / place or (TESTS / place) in where.parents:
-                for marker in markers:
-                    item.add_marker(marker)
+        if item.path not in by_file:
+            by_file[item.path] = _tier_markers(Path(item.path))
+        for marker in by_file[item.path]:
+            item.add_marker(marker)
         if HF_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker("hf")
         if "live" in getattr(item, "fixturenames", ()) and hasattr(item, "callspec"):

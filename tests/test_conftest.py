@@ -27,3 +27,26 @@ def test_missing_optional_dependency_fails_only_in_ci(pytester, monkeypatch, ci,
     result.assert_outcomes(failed=failed, skipped=2 - failed)
     if failed:
         result.stdout.fnmatch_lines(["*CI=true, so this test must run*geron_lib_no_such_module*"])
+
+
+GROUPED = """
+import os
+import pytest
+
+@pytest.mark.xdist_group("one")
+@pytest.mark.parametrize("i", range(8))
+def test_in_a_group(i):
+    with open("workers.txt", "a") as f:
+        f.write(os.environ["PYTEST_XDIST_WORKER"] + "\\n")
+"""
+
+
+@pytest.mark.slow  # two workers start: about 7 s
+def test_the_tests_of_one_xdist_group_run_on_one_worker(pytester):
+    """`make test` runs a chapter's live tests, and a grading batch's, on one worker (--dist loadgroup), so
+    that each is run once: pytest-xdist must be able to mark the group in each test's id."""
+    pytester.makepyfile(GROUPED)
+    result = pytester.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=8)
+    workers = (pytester.path / "workers.txt").read_text().split()
+    assert len(workers) == 8 and len(set(workers)) == 1, workers

@@ -15,7 +15,8 @@ from geron_lib.notebook.exercises.embeddings import check_largest_saving_width, 
 
 CHAPTER = "01_factorised_embeddings"
 # otter 7.0.0 calls DataFrame.drop(inplace=True), which pandas 3.1 deprecates: not this project's code
-pytestmark = [pytest.mark.book, pytest.mark.slow,  # the exercises' {eval} numbers; otter and its kernels
+# book: the exercises' {eval} numbers; slow: otter and its kernels; one worker grades the batch, once
+pytestmark = [pytest.mark.book, pytest.mark.slow, pytest.mark.xdist_group("grading-batch"),
               pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.drop is deprecated")]
 # By hand (tests/assignments/test_grading.py): 756, and V E + E H + H = 3,840,000 + 524,288 + 4,096
 RIGHT = {"largest_width": "756", "factorised_count": "4_368_384"}

@@ -28,7 +28,8 @@ from assignments.scoring import SCORE_TIMEOUT
 
 CHAPTER = "01_factorised_embeddings"
 # otter 7.0.0 calls DataFrame.drop(inplace=True), which pandas 3.1 deprecates: not this project's code
-pytestmark = [pytest.mark.book, pytest.mark.slow,  # the exercises' {eval} numbers; otter and its kernels
+# book: the exercises' {eval} numbers; slow: otter and its kernels; one worker grades the batch, once
+pytestmark = [pytest.mark.book, pytest.mark.slow, pytest.mark.xdist_group("grading-hostile"),
               pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.drop is deprecated"),
               # two runs of eleven kernels: about 3 min on an idle 2-core machine, 9 min at a load of 11
               pytest.mark.timeout(1200)]

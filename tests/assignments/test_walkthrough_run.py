@@ -25,8 +25,9 @@ from assignments.walkthrough import (
     run,
 )
 
-# otter assign, then two kernels per grading, on a shared machine
-pytestmark = [pytest.mark.book, pytest.mark.slow, pytest.mark.timeout(1800)]
+# otter assign, then two kernels per grading, on a shared machine; one worker walks the page, once
+pytestmark = [pytest.mark.book, pytest.mark.slow, pytest.mark.xdist_group("walkthrough"),
+              pytest.mark.timeout(1800)]
 
 
 @pytest.fixture(scope="module")
