@@ -84,6 +84,7 @@ def _holm(p):
     return {k: max(min(1.0, (m - j) * p[order[j]]) for j in range(i + 1)) for i, k in enumerate(order)}
 
 
+@pytest.mark.slow
 def test_the_primary_table_is_the_declared_family(table_rows):
     found = cg.primary(GRID)
     rows = [r for r in table_rows if len(r) == 9 and r[0] in {name for name, _, _ in cg.PRIMARY}]

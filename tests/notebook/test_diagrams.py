@@ -410,6 +410,7 @@ print(" ".join(hashlib.sha256(D.svg(f).encode()).hexdigest() for f in figs))
 """
 
 
+@pytest.mark.slow
 def test_svg_is_byte_identical_from_render_to_render_and_process_to_process():
     first = [D.svg(f) for f in _all_diagrams()]
     assert first == [D.svg(f) for f in _all_diagrams()]

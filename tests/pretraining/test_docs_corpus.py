@@ -52,6 +52,7 @@ def test_paragraphs_are_english_with_the_markup_rendered():
     assert sum(len(p.split()) for p in paragraphs) > 800_000
 
 
+@pytest.mark.slow
 def test_held_out_paragraphs_unseen_by_tokenizer_and_training():
     setup = cg.Grid().base
     d = tx.data(setup)
@@ -69,6 +70,7 @@ def test_held_out_paragraphs_unseen_by_tokenizer_and_training():
     assert int((d.train_ids != 0).sum()) >= 1_000_000   # the minimum of training tokens
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not SOURCES.is_dir(), reason="needs Debian's python3.11-doc (apt-get install it)")
 def test_script_writes_the_committed_bytes(tmp_path):
     version = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "python3.11-doc"],

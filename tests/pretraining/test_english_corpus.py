@@ -57,6 +57,7 @@ def test_load_names_the_corpora():
 
 @pytest.mark.skipif(platform.python_version() != corpus.CORPUS_PYTHON,
                     reason=f"the committed corpus was made from Python {corpus.CORPUS_PYTHON}'s sources")
+@pytest.mark.slow
 def test_script_writes_the_committed_bytes(tmp_path):
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_english_corpus.py"), str(tmp_path)],
                          capture_output=True, text=True, check=True, cwd=ROOT)

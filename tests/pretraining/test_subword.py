@@ -43,6 +43,7 @@ def test_special_tokens_keep_word_tokenizer_ids(tok):
     assert isinstance(tok, Tokenizer) and tok.vocab_size == 2000
 
 
+@pytest.mark.slow
 def test_training_is_deterministic_and_fills_the_vocabulary(tok):
     again = WordPieceTokenizer.from_texts(TRAIN, 2000)
     assert again.vocabulary == tok.vocabulary

@@ -59,6 +59,7 @@ def test_committed_corpus_is_exactly_the_script_output_and_small():
     assert len(set(sentences)) == len(sentences) == corpus.CORPUS_SENTENCES
 
 
+@pytest.mark.slow
 def test_make_corpus_script_writes_the_committed_bytes(tmp_path):
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "make_corpus.py"), str(tmp_path / "c.txt")],
                          capture_output=True, text=True, check=True, cwd=ROOT)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from geron_lib.studies import context_grid as cg
 
@@ -41,6 +42,7 @@ def run_script(tmp_path, options=OPTIONS, *, status: int = 0) -> list[str]:
     return (out.stderr if status else out.stdout).splitlines()
 
 
+@pytest.mark.slow
 def test_stores_every_run_with_its_context_check_and_every_fine_tuning_and_resumes(tmp_path):
     lines = run_script(tmp_path)
     assert lines[0] == "9 runs: 9 to pretrain, 11 to fine-tune; 1 workers"  # 4 cells x 2 seeds + 1 wide
@@ -64,6 +66,7 @@ def test_stores_every_run_with_its_context_check_and_every_fine_tuning_and_resum
     assert json.loads((tmp_path / "grid.json").read_text(encoding="utf-8"))["runs"] == stored["runs"]
 
 
+@pytest.mark.slow
 def test_trains_a_new_point_of_the_grid(tmp_path):
     # a sharing mode the grid does not hold, chosen with --sharing, one of its cells picked with --cells
     options = ["--workers", "1", "--epochs", "1", "--lr", "1e-2", "--seeds", "0", "--wide-seeds",

@@ -36,6 +36,7 @@ def test_shipped_weights_are_the_stored_run(miniature):
     assert tx.rounded(rank["singular_values"].tolist()) == run["singular_values_centred"]
 
 
+@pytest.mark.slow
 def test_shipped_pieces_are_the_grid_tokenizer(miniature):
     _, tokenizer = miniature
     assert tokenizer.vocabulary == tx.data(cg.Grid().base).tokenizer.vocabulary
