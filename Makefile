@@ -3,8 +3,8 @@
 #   make check    the fast tier, on every change: ruff, lint-imports and every test that needs no built book,
 #                 browser, JupyterLab, torch/transformers, jax or kernels (pyproject.toml markers), on all cores
 #   make test     everything, before you stop (CI runs it): lint, the book build (as `make book`, but on
-#                 another BLAS kernel and thread count than the stored outputs were computed with), every
-#                 test, every tier, on all cores (a chapter's JupyterLab tests on one worker; the 30 slowest
+#                 another BLAS kernel and thread count than the stored outputs were computed with) with the
+#                 tests that need no built book beside it, then the book's tiers on all cores (the slowest
 #                 listed), and strict nbval on every notebook in book/, fed the build's execution
 #                 (tests/plugins/nbval_build.py): each chapter is executed once. Installs the optional
 #                 Hugging Face extra (torch CPU wheel + transformers) first, so that the interop tests run
@@ -88,12 +88,21 @@ TEST_CORETYPE = $(shell $(BIN)/python -c "import numpy; from threadpoolctl impor
 TEST_BLAS = $(if $(filter x86_64,$(shell uname -m)),OPENBLAS_CORETYPE=$(TEST_CORETYPE)) OPENBLAS_NUM_THREADS=2
 
 # Lint, the book build, tests and strict nbval always all run; the target fails if any fails.
-# The book is built first: the book tiers read the built HTML and the build's executed notebooks.
+# The book build executes the chapters one after another, on one core: the tests that need no built book run
+# beside it on the other (their report, _build/test-unbuilt.log, printed when they end); then the book tiers,
+# which read the built HTML and the build's executed notebooks, on all cores (a chapter's, a page's or a
+# grading batch's tests on one worker).
+BOOK_TIERS := book or browser or live
 test: $(STAMP) $(HF_STAMP) ## before you stop, as CI: lint, the book build, every tier, strict nbval
 	@status=0; \
 	$(MAKE) --no-print-directory lint || status=1; \
+	mkdir -p _build; \
+	$(BIN)/python -m pytest -m "not ($(BOOK_TIERS))" --durations=10 > _build/test-unbuilt.log 2>&1 & \
+	unbuilt=$$!; \
 	$(TEST_BLAS) $(MAKE) --no-print-directory book || status=1; \
-	$(BIN)/python -m pytest $(WORKERS) --dist loadgroup --durations=30 || status=1; \
+	$(BIN)/python -m pytest -m "$(BOOK_TIERS)" $(WORKERS) --dist loadgroup --durations=20 || status=1; \
+	wait $$unbuilt || status=1; \
+	cat _build/test-unbuilt.log; \
 	$(BIN)/python -m pytest -p plugins.nbval_build --nbval-build \
 	    --nbval-sanitize-with nbval_sanitize.cfg book/ || status=1; \
 	exit $$status

@@ -38,6 +38,10 @@ TIERS = {
 #: Fixtures that import torch, transformers or tokenizers: a test that uses one is marked hf
 HF_FIXTURES = {"torch_hf", "hf_wordpiece", "torch_mlm", "hf_training"}
 
+#: Module-scoped fixtures, parametrized by chapter, that several tests read: a chapter run live in JupyterLab,
+#: a page of the built book loaded in chromium
+SHARED_FIXTURES = {"live", "loaded"}
+
 #: Seconds a test may take, by its slowest marker (unmarked: the fast tier). Generous: the machine is shared.
 TIMEOUTS = {"live": 900, "slow": 600, "browser": 300, "book": 300, "hf": 300, "jax": 300}
 FAST_TIMEOUT = 120
@@ -50,6 +54,9 @@ def _tier_markers(path: Path) -> tuple[str, ...]:
                  if where == TESTS / place or (TESTS / place) in where.parents for marker in markers)
 
 
+# tryfirst: pytest-xdist's --dist loadgroup reads the xdist_group marks in its own hook, so they must be on
+# the items before it runs (else a chapter's live tests spread over the workers, and each runs the chapter)
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     by_file: dict[Path, tuple[str, ...]] = {}
     for item in items:
@@ -59,10 +66,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(marker)
         if HF_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker("hf")
-        if "live" in getattr(item, "fixturenames", ()) and hasattr(item, "callspec"):
-            # one chapter's live tests share its Run All: under pytest-xdist (--dist loadgroup) one worker
-            # runs them all, and the chapters spread over the workers
-            item.add_marker(pytest.mark.xdist_group(f"live-{item.callspec.params['live']}"))
+        for shared in SHARED_FIXTURES & set(getattr(getattr(item, "callspec", None), "params", ())):
+            # the tests that read one chapter's Run All (live) or one loaded page (loaded) share it: under
+            # pytest-xdist (--dist loadgroup) one worker runs them all; the chapters spread over the workers
+            item.add_marker(pytest.mark.xdist_group(f"{shared}-{item.callspec.params[shared]}"))
         if item.get_closest_marker("timeout") is None:
             marked = [TIMEOUTS[m.name] for m in item.iter_markers() if m.name in TIMEOUTS]
             item.add_marker(pytest.mark.timeout(max(marked, default=FAST_TIMEOUT)))

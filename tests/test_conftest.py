@@ -1,12 +1,14 @@
 """The CI rule in conftest.py: a skip for a missing optional dependency fails when CI=true, and only then."""
 
+import os
 from pathlib import Path
 
 import pytest
 
 pytest_plugins = ["pytester"]
 
-CONFTEST = (Path(__file__).parent / "conftest.py").read_text()
+TESTS = Path(__file__).parent
+CONFTEST = (TESTS / "conftest.py").read_text()
 TESTS = """
 import pytest
 
@@ -50,3 +52,31 @@ def test_the_tests_of_one_xdist_group_run_on_one_worker(pytester):
     result.assert_outcomes(passed=8)
     workers = (pytester.path / "workers.txt").read_text().split()
     assert len(workers) == 8 and len(set(workers)) == 1, workers
+
+
+LIVE = """
+import os
+import pytest
+
+@pytest.fixture(scope="module", params=["a", "b", "c", "d"])
+def live(request):
+    return request.param
+
+@pytest.mark.parametrize("i", range(4))
+def test_reads_a_chapter(live, i):
+    with open(f"workers-{live}.txt", "a") as f:
+        f.write(os.environ["PYTEST_XDIST_WORKER"] + "\\n")
+"""
+
+
+@pytest.mark.slow  # two workers start: about 7 s
+def test_a_chapters_live_tests_run_on_one_worker(pytester, monkeypatch):
+    """conftest.py groups the tests that read one chapter's `live` Run All, so each chapter is run once."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(LIVE)
+    result = pytester.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=16)
+    for chapter in "abcd":
+        workers = (pytester.path / f"workers-{chapter}.txt").read_text().split()
+        assert len(workers) == 4 and len(set(workers)) == 1, (chapter, workers)

@@ -76,11 +76,9 @@ class Source:
         return self.docname.split("/")[-1] + ".ipynb"
 
 
-@pytest.fixture(scope="module")
-def source(browser, jupyterlab, request):
-    """The page (request.param) open in JupyterLab in a workspace no earlier page used (so that no tab of
-    another page is restored beside it), every Markdown cell rendered."""
-    docname = request.param
+def _open(browser, jupyterlab, docname: str) -> Source:
+    """The page open in JupyterLab in a workspace no earlier page used (so that no tab of another page is
+    restored beside it), every Markdown cell rendered."""
     workspace = "links-" + re.sub(r"\W", "-", docname) + "-" + secrets.token_hex(4)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
@@ -96,9 +94,26 @@ def source(browser, jupyterlab, request):
     source = Source(docname, page, "", workspace, raw)
     assert page.evaluate(TABS)["labels"] == [source.name], "the workspace holds another page's tab"
     source.panel = page.evaluate("() => document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)').id")
-    yield source
-    context.close()
-    _shut_down_kernels(jupyterlab, f"{docname}.ipynb")
+    return source
+
+
+@pytest.fixture(scope="session")
+def sources(browser, jupyterlab):
+    """The source pages this worker has opened, by name: each is opened once for all the links it holds
+    (the tests' parameters repeat a page, which pytest would set up again for each), closed at the end."""
+    opened: dict[str, Source] = {}
+    yield opened
+    for source in opened.values():
+        source.page.context.close()
+        _shut_down_kernels(jupyterlab, f"{source.docname}.ipynb")
+
+
+@pytest.fixture
+def source(browser, jupyterlab, sources, request) -> Source:
+    """A page whose links the tests click (request.param), open in JupyterLab."""
+    if request.param not in sources:
+        sources[request.param] = _open(browser, jupyterlab, request.param)
+    return sources[request.param]
 
 
 def _show(page, name: str) -> None:

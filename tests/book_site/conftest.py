@@ -68,6 +68,7 @@ class Visit:
 
     page: object
     problems: list[str] = field(default_factory=list)
+    docname: str = ""  # the book page it shows (the `loaded` fixture)
 
 
 def _visitor(browser, site: str):
@@ -105,6 +106,34 @@ def _visitor(browser, site: str):
 def visit(browser, site):
     """``visit(path)``: a page of the built book, opened as ``_visitor`` opens it."""
     yield from _visitor(browser, site)
+
+
+@pytest.hookimpl(trylast=True)  # after pytest has grouped the tests by the page they share
+def pytest_collection_modifyitems(items):
+    """The tests that read one page (the `loaded` fixture) in the order their module defines them, so that a
+    test that changes the page runs after those that read it as it loaded."""
+    places = [i for i, item in enumerate(items)
+              if "loaded" in getattr(getattr(item, "callspec", None), "params", ())]
+    first = {}
+    for i in places:
+        first.setdefault(items[i].callspec.params["loaded"], i)
+    ordered = sorted((items[i] for i in places), key=lambda item: (
+        first[item.callspec.params["loaded"]], item.function.__code__.co_firstlineno))
+    for i, item in zip(places, ordered, strict=True):
+        items[i] = item
+
+
+@pytest.fixture(scope="module")
+def loaded(browser, site, request) -> Visit:
+    """A page of the built book (``request.param``, its docname), opened as ``_visitor`` opens it, once for
+    all the tests of a module that read it: pytest runs them one after another, in the module's order (a
+    test that changes the page, opening a menu or moving a slider, comes after those that read it as it
+    loaded), and tests/conftest.py keeps them on one xdist worker."""
+    opener = _visitor(browser, site)
+    page = next(opener)(request.param + ".html")
+    page.docname = request.param
+    yield page
+    opener.close()  # its context, and so the page, closed
 
 
 @pytest.fixture

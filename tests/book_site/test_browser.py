@@ -1,7 +1,9 @@
 """The built book in a real browser: every page of the table of contents loads cleanly from 127.0.0.1 alone,
 scrubbers flip frames, each page with its images weighs at most PAGE_BUDGET, solutions open, launch buttons
 point to the repository, search works, and a screenshot of every page (light and dark theme) lands in
-_build/screenshots/ for review."""
+_build/screenshots/ for review. Each page is loaded once for all its tests (the `loaded` fixture), which run
+in this file's order: those that change the page (a slider moved, a dropdown or menu opened) after those that
+need it as it loaded."""
 
 from __future__ import annotations
 
@@ -48,13 +50,9 @@ SCRUBBER_STATE = """root => {
 }"""
 
 
-def _page(docname: str) -> str:
-    return docname + ".html"
-
-
-@pytest.mark.parametrize("docname", PAGES)
-def test_page_loads_with_no_error_and_nothing_from_other_hosts(visit, docname):
-    v = visit(_page(docname))
+@pytest.mark.parametrize("loaded", PAGES, indirect=True)
+def test_page_loads_with_no_error_and_nothing_from_other_hosts(loaded):
+    v, docname = loaded, loaded.docname
     page = v.page
     if page.locator(".math").count():  # MathJax (served locally) typesets every formula, without errors
         page.wait_for_selector("mjx-container", state="attached", timeout=15_000)
@@ -66,8 +64,11 @@ def test_page_loads_with_no_error_and_nothing_from_other_hosts(visit, docname):
     assert not broken, f"images that did not load: {broken}"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SCREENSHOTS / f"{slug(docname)}.png", full_page=True)
+    theme = page.evaluate("() => document.documentElement.dataset.theme")
     page.evaluate("document.documentElement.dataset.theme = 'dark'")
     page.screenshot(path=SCREENSHOTS / f"{slug(docname)}-dark.png", full_page=True)
+    page.evaluate("theme => { const root = document.documentElement.dataset; "  # as it was, for what follows
+                  "if (theme == null) delete root.theme; else root.theme = theme; }", theme)
     assert not v.problems, "\n".join(v.problems)
 
 
@@ -133,9 +134,9 @@ def test_a_geron_lib_scrubber_flips_frames_in_chromium(browser):
     assert not errors
 
 
-@pytest.mark.parametrize("docname", PAGES)
-def test_every_scrubber_slider_changes_the_displayed_frame(visit, docname):
-    v = visit(_page(docname))
+@pytest.mark.parametrize("loaded", PAGES, indirect=True)
+def test_every_scrubber_slider_changes_the_displayed_frame(loaded):
+    v, docname = loaded, loaded.docname
     scrubbers = v.page.locator(".geron-scrubber")
     assert scrubbers.count() == scrubber_count(docname), "a scrubber of the notebook is missing from the page"
     for s in range(scrubbers.count()):
@@ -166,14 +167,14 @@ def _served_file(url: str):
     return HTML / unquote(urlparse(url).path).lstrip("/")
 
 
-@pytest.mark.parametrize("docname", PAGES)
-def test_every_page_with_its_images_weighs_at_most_the_budget(visit, docname):
+@pytest.mark.parametrize("loaded", PAGES, indirect=True)
+def test_every_page_with_its_images_weighs_at_most_the_budget(loaded):
     """What the browser loads for the page, measured in Chromium by Resource Timing: the encodedBodySize of
     the navigation (the HTML, its data: images inside it) plus that of every image file its <img> elements
     loaded from the book (outside _static/), at most PAGE_BUDGET bytes. The test server sends each file
     as it is on disk, uncompressed, so these are the files' sizes, the same on every run: checked, file by
     file, so that a header or a cache cannot change the sum."""
-    v = visit(_page(docname))
+    v, docname = loaded, loaded.docname
     weight = v.page.evaluate(PAGE_WEIGHT)
     assert weight["html"] == html_path(docname).stat().st_size, "the browser did not get the HTML file whole"
     uncounted = sorted(set(weight["shown"]) - set(weight["files"]))
@@ -190,9 +191,9 @@ def test_every_page_with_its_images_weighs_at_most_the_budget(visit, docname):
     assert not v.problems, "\n".join(v.problems)
 
 
-@pytest.mark.parametrize("docname", PAGES)
-def test_solution_dropdowns_start_closed_and_open_on_click(visit, docname):
-    v = visit(_page(docname))
+@pytest.mark.parametrize("loaded", PAGES, indirect=True)
+def test_solution_dropdowns_start_closed_and_open_on_click(loaded):
+    v, docname = loaded, loaded.docname
     solutions = v.page.locator(".solution.dropdown")
     assert solutions.count() == solution_count(docname), "each {solution} needs :class: dropdown"
     for i in range(solutions.count()):
@@ -204,9 +205,9 @@ def test_solution_dropdowns_start_closed_and_open_on_click(visit, docname):
     assert not v.problems, "\n".join(v.problems)
 
 
-@pytest.mark.parametrize("docname", notebook_pages())
-def test_launch_buttons_open_this_notebook_on_binder_and_colab(visit, docname):
-    v = visit(_page(docname))
+@pytest.mark.parametrize("loaded", notebook_pages(), indirect=True)
+def test_launch_buttons_open_this_notebook_on_binder_and_colab(loaded):
+    v, docname = loaded, loaded.docname
     v.page.locator(".dropdown-launch-buttons button").click()
     for name, url in launch_urls(docname).items():
         link = v.page.locator(f'.dropdown-launch-buttons a[href="{url}"]')
@@ -244,9 +245,9 @@ OVERFLOWING_CODE = """() => {
 }"""
 
 
-@pytest.mark.parametrize("docname", PAGES)
-def test_code_fits_the_column(visit, docname):
-    v = visit(_page(docname))
+@pytest.mark.parametrize("loaded", PAGES, indirect=True)
+def test_code_fits_the_column(loaded):
+    v, docname = loaded, loaded.docname
     wide = v.page.evaluate(OVERFLOWING_CODE)
     assert not wide, (f"{len(wide)} code blocks of {docname} scroll sideways at 1280 px; widest lines:\n"
                       + "\n".join(f"  +{extra}px: {line!r}" for _, extra, line in wide))
@@ -287,11 +288,12 @@ def _text_sizes(svg: str) -> dict[str, float]:
     return sizes
 
 
-@pytest.mark.parametrize("docname", [page for page in notebook_pages() if _diagram_figures(page)])
-def test_diagrams_are_svg_and_their_smallest_text_shows_at_11_px(visit, docname):
+@pytest.mark.parametrize("loaded", [page for page in notebook_pages() if _diagram_figures(page)],
+                         indirect=True)
+def test_diagrams_are_svg_and_their_smallest_text_shows_at_11_px(loaded):
     """Every diagram reaches the page as a vector picture, and at the width the browser gives it (the column,
     at 1280 px), its smallest text is at least 11 CSS px: font size x rendered width / the SVG's width."""
-    v = visit(_page(docname))
+    v, docname = loaded, loaded.docname
     for name in _diagram_figures(docname):
         found = v.page.evaluate(DIAGRAM_PICTURE, name)
         assert found and found["width"] > 0, f"no picture in figure #{name}"
