@@ -53,10 +53,12 @@ install-hf: $(HF_STAMP) ## add the hf extra (torch's CPU wheel, transformers, ac
 
 # PIP_RETRIES=0: binder/requirements.txt names PyTorch's CPU index; where that index cannot be reached, pip
 # would retry it five times for every package (about 9 s each) before it takes the package elsewhere.
+# PIP_NO_COMPILE: no bytecode compiled at install (a fifth of its time, for thousands of modules never
+# imported here): Python compiles, and caches, what it imports.
 $(STAMP): requirements.txt binder/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
-	PIP_RETRIES=0 $(BIN)/python -m pip install -r requirements.txt
+	PIP_RETRIES=0 PIP_NO_COMPILE=1 $(BIN)/python -m pip install -r requirements.txt
 	$(BIN)/python -m pip check
 	# Register a python3 kernelspec pointing at this venv's interpreter, so that
 	# jupyter-book and nbval can never pick up another Python's kernel.
@@ -66,7 +68,7 @@ $(STAMP): requirements.txt binder/requirements.txt pyproject.toml
 # The `hf` extra (pyproject.toml): binder/requirements.txt installs it (appendices A1 and A2 run it, torch
 # as its CPU build), so `make install` does too; this target adds it to a .venv installed before that.
 $(HF_STAMP): $(STAMP) pyproject.toml
-	PIP_RETRIES=0 $(BIN)/python -m pip install -e '.[hf]'
+	PIP_RETRIES=0 PIP_NO_COMPILE=1 $(BIN)/python -m pip install -e '.[hf]'
 	$(BIN)/python -m pip check
 	touch $@
 

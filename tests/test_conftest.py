@@ -7,8 +7,8 @@ import pytest
 
 pytest_plugins = ["pytester"]
 
-TESTS = Path(__file__).parent
-CONFTEST = (TESTS / "conftest.py").read_text()
+HERE = Path(__file__).parent
+CONFTEST = (HERE / "conftest.py").read_text()
 TESTS = """
 import pytest
 
@@ -72,7 +72,7 @@ def test_reads_a_chapter(live, i):
 @pytest.mark.slow  # two workers start: about 7 s
 def test_a_chapters_live_tests_run_on_one_worker(pytester, monkeypatch):
     """conftest.py groups the tests that read one chapter's `live` Run All, so each chapter is run once."""
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(LIVE)
     result = pytester.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider")
