@@ -38,7 +38,7 @@ TIERS = {
 #: Fixtures that import torch, transformers or tokenizers: a test that uses one is marked hf
 HF_FIXTURES = {"torch_hf", "hf_wordpiece", "torch_mlm", "hf_training"}
 
-#: Module-scoped fixtures, parametrized by chapter, that several tests read: a chapter run live in JupyterLab,
+#: Module-scoped fixtures, parametrized by page, that several tests read: a chapter run live in JupyterLab,
 #: a page of the built book loaded in chromium
 SHARED_FIXTURES = {"live", "loaded"}
 

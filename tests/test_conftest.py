@@ -1,4 +1,5 @@
-"""The CI rule in conftest.py: a skip for a missing optional dependency fails when CI=true, and only then."""
+"""The rules of conftest.py: a skip for a missing optional dependency fails when CI=true, and only then; the
+tests of one xdist group, among them those that read one chapter's live Run All, run on one worker."""
 
 import os
 from pathlib import Path
