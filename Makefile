@@ -6,8 +6,8 @@
 #                 another BLAS kernel and thread count than the stored outputs were computed with) with the
 #                 tests that need no built book beside it, then the book's tiers on all cores (the slowest
 #                 listed), and strict nbval on every notebook in book/, fed the build's execution
-#                 (tests/plugins/nbval_build.py): each chapter is executed once. Installs the optional
-#                 Hugging Face extra (torch CPU wheel + transformers) first, so that the interop tests run
+#                 (tests/plugins/nbval_build.py): each chapter is executed once. The install includes every
+#                 extra (binder/requirements.txt: -e .[assignments,book,hf,jax]), so the interop tests run
 #   make book     execute all notebooks and build the HTML book under _build/html (RELEASE=1: a release,
 #                 refused while _config.yml names a placeholder repository). Incremental: a page is
 #                 re-executed when its source, geron_lib or the BLAS settings (_build/blas-env) change
@@ -28,7 +28,6 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-HF_STAMP := $(VENV)/.installed-hf
 
 # Write bytecode caches (an environment may turn them off): without them every run compiles the library and
 # pytest rewrites every test module again, several seconds of each worker's start.
@@ -41,7 +40,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help check test book lint clean distclean install install-hf outputs lab assignments pdf student-book
+.PHONY: help check test book lint clean distclean install outputs lab assignments pdf student-book
 
 help: ## these targets, one line each
 	@echo "make TARGET, where TARGET is one of:"
@@ -49,27 +48,19 @@ help: ## these targets, one line each
 
 install: $(STAMP) ## create .venv from requirements.txt, geron_lib and assignments editable (again on change)
 
-install-hf: $(HF_STAMP) ## add the hf extra (torch's CPU wheel, transformers, accelerate) to an older .venv
-
 # PIP_RETRIES=0: binder/requirements.txt names PyTorch's CPU index; where that index cannot be reached, pip
 # would retry it five times for every package (about 9 s each) before it takes the package elsewhere.
-# PIP_NO_COMPILE: no bytecode compiled at install (a fifth of its time, for thousands of modules never
-# imported here): Python compiles, and caches, what it imports.
+# --no-compile: no bytecode compiled at install (a third of its time, for the 17,000 modules of the environment,
+# most never imported here): Python compiles, and caches, what it imports. (Not PIP_NO_COMPILE=1: pip reads a
+# true value there as --compile.)
 $(STAMP): requirements.txt binder/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
-	PIP_RETRIES=0 PIP_NO_COMPILE=1 $(BIN)/python -m pip install -r requirements.txt
+	PIP_RETRIES=0 $(BIN)/python -m pip install --no-compile -r requirements.txt
 	$(BIN)/python -m pip check
 	# Register a python3 kernelspec pointing at this venv's interpreter, so that
 	# jupyter-book and nbval can never pick up another Python's kernel.
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (ipykernel)"
-	touch $@
-
-# The `hf` extra (pyproject.toml): binder/requirements.txt installs it (appendices A1 and A2 run it, torch
-# as its CPU build), so `make install` does too; this target adds it to a .venv installed before that.
-$(HF_STAMP): $(STAMP) pyproject.toml
-	PIP_RETRIES=0 PIP_NO_COMPILE=1 $(BIN)/python -m pip install -e '.[hf]'
-	$(BIN)/python -m pip check
 	touch $@
 
 # The tiers (pyproject.toml [tool.pytest.ini_options] markers, applied in tests/conftest.py)
@@ -95,7 +86,7 @@ TEST_BLAS = $(if $(filter x86_64,$(shell uname -m)),OPENBLAS_CORETYPE=$(TEST_COR
 # which read the built HTML and the build's executed notebooks, on all cores (a chapter's, a page's or a
 # grading batch's tests on one worker).
 BOOK_TIERS := book or browser or live
-test: $(STAMP) $(HF_STAMP) ## before you stop, as CI: lint, the book build, every tier, strict nbval
+test: $(STAMP) ## before you stop, as CI: lint, the book build, every tier, strict nbval
 	@status=0; \
 	$(MAKE) --no-print-directory lint || status=1; \
 	mkdir -p _build; \
