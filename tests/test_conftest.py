@@ -44,17 +44,6 @@ def test_in_a_group(i):
 """
 
 
-@pytest.mark.slow  # two workers start: about 7 s
-def test_the_tests_of_one_xdist_group_run_on_one_worker(pytester):
-    """`make test` runs a chapter's live tests, and a grading batch's, on one worker (--dist loadgroup), so
-    that each is run once: pytest-xdist must be able to mark the group in each test's id."""
-    pytester.makepyfile(GROUPED)
-    result = pytester.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=8)
-    workers = (pytester.path / "workers.txt").read_text().split()
-    assert len(workers) == 8 and len(set(workers)) == 1, workers
-
-
 LIVE = """
 import os
 import pytest
@@ -71,13 +60,15 @@ def test_reads_a_chapter(live, i):
 
 
 @pytest.mark.slow  # two workers start: about 7 s
-def test_a_chapters_live_tests_run_on_one_worker(pytester, monkeypatch):
-    """conftest.py groups the tests that read one chapter's `live` Run All, so each chapter is run once."""
+def test_the_tests_of_one_xdist_group_or_one_chapter_run_on_one_worker(pytester, monkeypatch):
+    """`make test` runs a grading batch's tests, and a chapter's live tests, on one worker (--dist loadgroup),
+    so that each is run once: pytest-xdist must be able to mark a group in each test's id, and conftest.py
+    must group the tests that read one chapter's `live` Run All."""
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")]))
     pytester.makeconftest(CONFTEST)
-    pytester.makepyfile(LIVE)
+    pytester.makepyfile(test_grouped=GROUPED, test_live=LIVE)
     result = pytester.runpytest_subprocess("-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=16)
-    for chapter in "abcd":
-        workers = (pytester.path / f"workers-{chapter}.txt").read_text().split()
-        assert len(workers) == 4 and len(set(workers)) == 1, (chapter, workers)
+    result.assert_outcomes(passed=24)
+    for name, count in [("workers", 8), *((f"workers-{chapter}", 4) for chapter in "abcd")]:
+        workers = (pytester.path / f"{name}.txt").read_text().split()
+        assert len(workers) == count and len(set(workers)) == 1, (name, workers)
