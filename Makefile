@@ -93,7 +93,8 @@ test: $(STAMP) ## before you stop, as CI: lint, the book build, every tier, stri
 	$(BIN)/python -m pytest -m "not ($(BOOK_TIERS))" --durations=10 > _build/test-unbuilt.log 2>&1 & \
 	unbuilt=$$!; \
 	$(TEST_BLAS) $(MAKE) --no-print-directory book || status=1; \
-	$(BIN)/python -m pytest -m "$(BOOK_TIERS)" $(WORKERS) --dist loadgroup --durations=20 || status=1; \
+	$(BIN)/python -m pytest -m "$(BOOK_TIERS)" $(WORKERS) --dist loadgroup --no-loadscope-reorder \
+	    --durations=20 || status=1; \
 	wait $$unbuilt || status=1; \
 	cat _build/test-unbuilt.log; \
 	$(BIN)/python -m pytest -p plugins.nbval_build --nbval-build \

@@ -42,6 +42,11 @@ HF_FIXTURES = {"torch_hf", "hf_wordpiece", "torch_mlm", "hf_training"}
 #: a page of the built book loaded in chromium
 SHARED_FIXTURES = {"live", "loaded"}
 
+#: The longest xdist groups and lone tests, which `make test` starts first, in this order (it passes
+#: --no-loadscope-reorder; pytest-xdist would start the groups of most tests first, and a lone test last, so
+#: that the PDF's, a minute long, ran on one worker while the other had nothing left to do)
+LONGEST_FIRST = ("grading-hostile", "walkthrough", "grading-batch", "student-edition", "test_pdf.py")
+
 #: Seconds a test may take, by its slowest marker (unmarked: the fast tier). Generous: the machine is shared.
 TIMEOUTS = {"live": 900, "slow": 600, "browser": 300, "book": 300, "hf": 300, "jax": 300}
 FAST_TIMEOUT = 120
@@ -73,6 +78,14 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("timeout") is None:
             marked = [TIMEOUTS[m.name] for m in item.iter_markers() if m.name in TIMEOUTS]
             item.add_marker(pytest.mark.timeout(max(marked, default=FAST_TIMEOUT)))
+    items.sort(key=_started_at)  # stable: every other test keeps its place
+
+
+def _started_at(item) -> int:
+    """Where LONGEST_FIRST puts the item's group or file (after them all when it names neither)."""
+    group = item.get_closest_marker("xdist_group")
+    names = {item.path.name, *(group.args[:1] if group else ())}
+    return next((i for i, name in enumerate(LONGEST_FIRST) if name in names), len(LONGEST_FIRST))
 
 
 @pytest.fixture(scope="module")

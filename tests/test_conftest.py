@@ -72,3 +72,12 @@ def test_the_tests_of_one_xdist_group_or_one_chapter_run_on_one_worker(pytester,
     for name, count in [("workers", 8), *((f"workers-{chapter}", 4) for chapter in "abcd")]:
         workers = (pytester.path / f"{name}.txt").read_text().split()
         assert len(workers) == count and len(set(workers)) == 1, (name, workers)
+
+
+def test_every_group_or_file_started_first_is_in_the_suite():
+    """LONGEST_FIRST names xdist groups and test files that exist (a renamed one would no longer go first)."""
+    from conftest import LONGEST_FIRST
+
+    sources = {path.name: path.read_text(encoding="utf-8") for path in HERE.rglob("test_*.py")}
+    for name in LONGEST_FIRST:
+        assert name in sources or any(f'xdist_group("{name}")' in text for text in sources.values()), name
