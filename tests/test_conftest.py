@@ -1,6 +1,7 @@
 """The rules of conftest.py: a skip for a missing optional dependency fails when CI=true, and only then; the
 tests of one xdist group, among them those that read one chapter's live Run All, run on one worker."""
 
+import importlib.util
 import os
 from pathlib import Path
 
@@ -76,8 +77,9 @@ def test_the_tests_of_one_xdist_group_or_one_chapter_run_on_one_worker(pytester,
 
 def test_every_group_or_file_started_first_is_in_the_suite():
     """LONGEST_FIRST names xdist groups and test files that exist (a renamed one would no longer go first)."""
-    from conftest import LONGEST_FIRST
-
+    spec = importlib.util.spec_from_file_location("tests_conftest", HERE / "conftest.py")
+    conftest = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conftest)
     sources = {path.name: path.read_text(encoding="utf-8") for path in HERE.rglob("test_*.py")}
-    for name in LONGEST_FIRST:
+    for name in conftest.LONGEST_FIRST:
         assert name in sources or any(f'xdist_group("{name}")' in text for text in sources.values()), name
