@@ -40,7 +40,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help check test binder-env book lint clean distclean install outputs lab assignments pdf student-book
+.PHONY: help check test book lint clean distclean install outputs lab assignments pdf student-book
 
 help: ## these targets, one line each
 	@echo "make TARGET, where TARGET is one of:"
@@ -86,15 +86,12 @@ TEST_BLAS = $(if $(filter x86_64,$(shell uname -m)),OPENBLAS_CORETYPE=$(TEST_COR
 # beside it on the other (their report, _build/test-unbuilt.log, printed when they end); then the book tiers,
 # which read the built HTML and the build's executed notebooks, on all cores (a chapter's, a page's or a
 # grading batch's tests on one worker).
-# The clean Binder environment that tests/book/test_binder_clean_env.py runs A1 and A2 in is made first, in the
-# background, by the base interpreter (tests/book/binder_env.py), on the core that the install leaves idle.
 BOOK_TIERS := book or browser or live
-BINDER_ENV := _build/binder-env
-test: binder-env $(STAMP) ## before you stop, as CI: lint, the book build, every tier, strict nbval
+test: $(STAMP) ## before you stop, as CI: lint, the book build, every tier, strict nbval
 	@status=0; \
 	$(MAKE) --no-print-directory lint || status=1; \
-	BINDER_ENV=$(CURDIR)/$(BINDER_ENV) $(BIN)/python -m pytest -m "not ($(BOOK_TIERS))" --durations=10 \
-	    > _build/test-unbuilt.log 2>&1 & \
+	mkdir -p _build; \
+	$(BIN)/python -m pytest -m "not ($(BOOK_TIERS))" --durations=10 > _build/test-unbuilt.log 2>&1 & \
 	unbuilt=$$!; \
 	$(TEST_BLAS) $(MAKE) --no-print-directory book || status=1; \
 	$(BIN)/python -m pytest -m "$(BOOK_TIERS)" $(WORKERS) --dist loadgroup --no-loadscope-reorder \
@@ -104,10 +101,6 @@ test: binder-env $(STAMP) ## before you stop, as CI: lint, the book build, every
 	$(BIN)/python -m pytest -p plugins.nbval_build --nbval-build \
 	    --nbval-sanitize-with nbval_sanitize.cfg book/ || status=1; \
 	exit $$status
-
-binder-env:
-	@rm -rf $(BINDER_ENV); mkdir -p _build; \
-	nohup $(PYTHON) tests/book/binder_env.py $(BINDER_ENV) > $(BINDER_ENV).log 2>&1 &
 
 # RELEASE=1: refuse to build, or to call the build a release, while _config.yml names a placeholder repository.
 # The BLAS settings the chapters are executed with, kept in a file that every notebook page depends on

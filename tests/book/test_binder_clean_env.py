@@ -5,19 +5,17 @@ Slow (minutes: a fresh venv with torch, transformers, accelerate, jax, JupyterLa
 appendices run), so in the slow tier (tests/conftest.py, TIERS). It reuses nothing from the environment that
 runs it: a new venv from the base interpreter (no site packages), a copy of the repository's files (no .venv,
 no build, no egg-info), its own kernelspec and Jupyter folders, and the executed notebooks read back as JSON.
-tests/book/binder_env.py makes the copy and the venv: `make test` runs it with the base interpreter while it
-installs its own venv (BINDER_ENV names the folder, and the test waits for it), and the test runs it here
-otherwise.
 """
 
 import json
 import os
+import shutil
 import subprocess
-import time
+import sys
 from pathlib import Path
 
-import binder_env
 import pytest
+from book_site.pages import ROOT
 
 APPENDICES = ("A1_hugging_face.ipynb", "A2_numpy_to_pytorch.ipynb")
 #: What A1 and A2 print where the hf extra is missing ("not run here: torch, transformers and accelerate (the
@@ -40,6 +38,31 @@ nbformat.write(notebook, target)
 """
 
 
+def repository_files() -> list[str]:
+    """The checkout's files as a clone has them (tracked, and new ones not ignored), edits included."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, check=True, capture_output=True).stdout.decode()
+    return [name for name in listed.split("\0") if name and (ROOT / name).is_file()]
+
+
+def clean_environment(venv: Path, home: Path) -> dict[str, str]:
+    """This process's environment without what points at another Python or Jupyter: the venv's bin first,
+    and Jupyter's user folders in ``home`` (else a kernelspec there could run another interpreter)."""
+    drop = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "CONDA_PREFIX", "PYTHONSTARTUP")
+    env = {k: v for k, v in os.environ.items() if k not in drop and not k.startswith(("JUPYTER", "IPYTHON"))}
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    env["JUPYTER_DATA_DIR"] = str(home / "jupyter-data")
+    env["JUPYTER_CONFIG_DIR"] = str(home / "jupyter-config")
+    env["JUPYTER_RUNTIME_DIR"] = str(home / "jupyter-runtime")
+    env["IPYTHONDIR"] = str(home / "ipython")
+    env["MPLCONFIGDIR"] = str(home / "matplotlib")
+    # PyTorch's CPU index (binder/requirements.txt) may be unreachable where this runs; pip then falls back
+    # on the other indexes, and without retries it does not wait on it once per project
+    env["PIP_RETRIES"] = "0"
+    env["PIP_NO_CACHE_DIR"] = "1"  # as repo2docker runs pip
+    return env
+
+
 def outputs_text(cell: dict) -> str:
     """A code cell's outputs as text: streams, every display type (text, HTML, Markdown...), errors."""
     def text(value) -> str:
@@ -48,25 +71,16 @@ def outputs_text(cell: dict) -> str:
                    + text(output.get("evalue")) for output in cell.get("outputs", []))
 
 
-def prepared(tmp_path: Path) -> Path:
-    """The folder binder_env made: the one `make test` names in BINDER_ENV once done, or one made here."""
-    if folder := os.environ.get("BINDER_ENV"):
-        status = Path(folder) / binder_env.STATUS
-        while not status.is_file():  # the test's timeout bounds the wait
-            time.sleep(1)
-        return Path(folder)
-    binder_env.main([str(tmp_path / "binder")])
-    return tmp_path / "binder"
-
-
 @pytest.mark.timeout(TEST_TIMEOUT)
 def test_a1_and_a2_run_fully_in_a_clean_install_of_binders_environment(tmp_path):
-    folder = prepared(tmp_path)
-    status = (folder / binder_env.STATUS).read_text(encoding="utf-8")
-    assert status == "ok", status
-    checkout, venv, home = folder / "repo", folder / "venv", folder / "home"
+    checkout, venv, home = tmp_path / "repo", tmp_path / "venv", tmp_path / "home"
+    for name in repository_files():
+        (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, checkout / name)
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
-    env = binder_env.clean_environment(venv, home)
+    env = clean_environment(venv, home)
 
     def run(*args, **kwargs):
         done = subprocess.run([str(python), *args], cwd=checkout, env=env, capture_output=True, text=True,
@@ -74,6 +88,10 @@ def test_a1_and_a2_run_fully_in_a_clean_install_of_binders_environment(tmp_path)
         assert done.returncode == 0, f"{args[:3]} failed:\n{done.stdout[-4000:]}\n{done.stderr[-4000:]}"
         return done
 
+    # as repo2docker, from the root; no bytecode compiled at install (a third of its time): Python compiles
+    # what it imports
+    run("-m", "pip", "install", "--no-compile", "-r", "binder/requirements.txt")
+    run("-m", "pip", "check")
     versions = json.loads(run("-c", "import json, torch, transformers, accelerate; print(json.dumps("
                               "[torch.__version__, torch.version.cuda, transformers.__version__]))").stdout)
     assert versions[0].endswith("+cpu") and versions[1] is None, f"torch is not the CPU build: {versions}"
