@@ -5,9 +5,10 @@
 #   make test     everything, before you stop (CI runs it): lint, the book build (as `make book`, but on
 #                 another BLAS kernel and thread count than the stored outputs were computed with) with the
 #                 tests that need no built book beside it, then the book's tiers on all cores (the slowest
-#                 listed), and strict nbval on every notebook in book/, fed the build's execution
-#                 (tests/plugins/nbval_build.py): each chapter is executed once. The install includes every
-#                 extra (binder/requirements.txt: -e .[assignments,book,hf,jax]), so the interop tests run
+#                 listed, the longest started first), and strict nbval on every notebook in book/, fed the
+#                 build's execution (tests/plugins/nbval_build.py): each chapter is executed once. The
+#                 install includes every extra (binder/requirements.txt: -e .[assignments,book,hf,jax]), so
+#                 the interop tests run
 #   make book     execute all notebooks and build the HTML book under _build/html (RELEASE=1: a release,
 #                 refused while _config.yml names a placeholder repository). Incremental: a page is
 #                 re-executed when its source, geron_lib or the BLAS settings (_build/blas-env) change
