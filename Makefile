@@ -52,9 +52,8 @@ install: $(STAMP) ## create .venv from requirements.txt, geron_lib and assignmen
 # PIP_RETRIES=0: binder/requirements.txt names PyTorch's CPU index; where that index cannot be reached, pip
 # would retry it five times for every package (about 9 s each) before it takes the package elsewhere.
 # pip compiles the bytecode of all 17,500 modules as it installs them. Without (--no-compile) the install takes a
-# third less time, but the tests then compile what they import as they go, several processes at once (and a
-# sandboxed grading kernel, which may write no cache, each time): a fresh-clone `make test` kept both cores
-# busy for 1,657 core-seconds without, against 1,573 with (one run each).
+# third less time, but the tests then compile what they import as they go: a fresh-clone `make test` kept both
+# cores busy for 1,657 core-seconds without, against 1,573 with (one run each).
 $(STAMP): requirements.txt binder/requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip

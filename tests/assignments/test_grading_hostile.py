@@ -32,7 +32,7 @@ CHAPTER = "01_factorised_embeddings"
 # book: the exercises' {eval} numbers; slow: otter and its kernels; one worker grades the batch, once
 pytestmark = [pytest.mark.book, pytest.mark.slow, pytest.mark.xdist_group("grading-hostile"),
               pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.drop is deprecated"),
-              # eleven kernels, then three: about 2 min on an idle 2-core machine, 6 min at a load of 11
+              # eleven kernels, then three: 77 s alone on this 2-core machine, 50 to 100 s in `make test`
               pytest.mark.timeout(1200)]
 # By hand (tests/assignments/test_grading.py): 756, and V E + E H + H = 3,840,000 + 524,288 + 4,096
 RIGHT = {"largest_width": "756", "factorised_count": "4_368_384"}
