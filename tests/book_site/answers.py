@@ -20,6 +20,7 @@ exercise itself names every choice.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from html.parser import HTMLParser
@@ -57,13 +58,15 @@ class Finding:
         return f"{self.page}: {self.label}: ...{self.context}..."
 
 
-def graded_answers() -> list[Answer]:
-    """Every graded exercise of assignments/spec.yml with its expected value (runs the spec's solutions)."""
+@functools.cache
+def graded_answers() -> tuple[Answer, ...]:
+    """Every graded exercise of assignments/spec.yml with its expected value (runs the spec's solutions, once
+    per process)."""
     from assignments.hidden import expected_value
     from assignments.spec import load_spec
 
-    return [Answer(f"book/{chapter}", q.label, expected_value(q))
-            for chapter, questions in load_spec().items() for q in questions]
+    return tuple(Answer(f"book/{chapter}", q.label, expected_value(q))
+                 for chapter, questions in load_spec().items() for q in questions)
 
 
 class _Text(HTMLParser):
@@ -164,7 +167,7 @@ def findings(page: str, text: str, answer: Answer, own_page: bool) -> list[Findi
     return found
 
 
-def site_findings(site, answers: list[Answer]) -> list[Finding]:
+def site_findings(site, answers: tuple[Answer, ...]) -> list[Finding]:
     """Every place where a page of the built site in folder ``site`` (its HTML pages and SVG images, not the
     theme's _static) shows one of ``answers``."""
     found = []
@@ -175,3 +178,32 @@ def site_findings(site, answers: list[Answer]) -> list[Finding]:
         text = page_text(path.read_text(encoding="utf-8"))
         found += [f for a in answers for f in findings(name, text, a, own_page=name == f"{a.page}.html")]
     return found
+
+
+#: Opens every <details> and every toggle still closed (solutions, hidden cells), then returns all that the
+#: page shows in one string: its rendered text, every alt, title and aria-label, and the text of every SVG
+#: picture
+SHOWN = """async () => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  document.querySelectorAll('button.toggle-button.toggle-button-hidden').forEach(b => b.click());
+  await new Promise(done => setTimeout(done, 300));
+  const parts = [document.body.innerText];
+  for (const e of document.querySelectorAll('[alt], [title], [aria-label]'))
+    for (const name of ['alt', 'title', 'aria-label']) parts.push(e.getAttribute(name) || '');
+  for (const svg of document.querySelectorAll('svg')) parts.push(svg.textContent);
+  for (const img of document.querySelectorAll('img')) {
+    const url = new URL(img.src, location.href);
+    if (url.origin === location.origin && url.pathname.endsWith('.svg')) {
+      const svg = new DOMParser().parseFromString(await (await fetch(url)).text(), 'image/svg+xml');
+      parts.push(svg.documentElement.textContent);
+    }
+  }
+  return parts.join('\\n');
+}"""
+
+
+def shown_labels(page, docname: str, answers: tuple[Answer, ...]) -> set[str]:
+    """The labels of the graded exercises whose value ``page`` (a Playwright page showing the book's page
+    ``docname``) shows once everything on it is opened (``SHOWN``)."""
+    text = page.evaluate(SHOWN)
+    return {f.label for a in answers for f in findings(docname, text, a, own_page=a.page == docname)}

@@ -20,6 +20,7 @@ from PIL import Image
 
 from geron_lib.notebook.explorer import Explorer
 
+from .answers import findings, graded_answers, page_text, shown_labels
 from .pages import (
     HTML,
     SCREENSHOTS,
@@ -313,3 +314,16 @@ def test_diagrams_are_svg_and_their_smallest_text_shows_at_11_px(loaded):
         assert px >= MIN_DIAGRAM_PX, (f"figure #{name}: {smallest} shows at {px:.2f} px "
                                       f"({found['width']:.0f} px wide)")
     assert not v.problems, "\n".join(v.problems)
+
+
+@pytest.mark.parametrize("loaded", PAGES, indirect=True)
+def test_opened_in_full_the_page_shows_every_graded_answer_its_html_gives(loaded):
+    """The reading that tests/book_site/test_student_edition_browser.py gives every page of the student
+    edition, here on the normal build: each graded answer the page's HTML gives (in a solution, once opened)
+    the reading finds too, so the student edition's test reads as much as a student can open. Last in this
+    file: it opens every dropdown and hidden cell."""
+    v, docname, answers = loaded, loaded.docname, graded_answers()
+    text = page_text(html_path(docname).read_text(encoding="utf-8"))
+    given = {f.label for a in answers for f in findings(docname, text, a, own_page=a.page == docname)}
+    missed = given - shown_labels(v.page, docname, answers)
+    assert not missed, f"answers the HTML of {docname} gives that the browser reading did not find: {missed}"

@@ -112,5 +112,7 @@ def test_no_source_and_no_button_that_opens_one(student):
 
 
 def test_no_page_shows_a_graded_answer(student):
-    found = site_findings(student, graded_answers())
+    answers = graded_answers()
+    assert site_findings(HTML, answers), "the normal build gives no graded answer: its solutions should"
+    found = site_findings(student, answers)
     assert not found, "the student edition gives graded answers away:\n" + "\n".join(map(str, found))
