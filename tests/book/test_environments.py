@@ -28,7 +28,7 @@ LIBRARY = "geron_lib"
 #: Test runners, their plugins, linters and the PDF joiner: the developer's file only. (Not playwright, which
 #: the browser tests use: otter-grader needs nbconvert[webpdf], which needs it, so Binder installs it anyway.)
 TEST_TOOLS = {"pytest", "pytest-timeout", "pytest-xdist", "nbval", "hypothesis", "ruff", "import-linter",
-              "pypdf"}
+              "pypdf", "pypdfium2"}
 
 #: Imported by every student notebook, which `otter assign` writes (`import otter`, then grader.check)
 STUDENT_IMPORTS = {"otter"}
