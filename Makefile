@@ -16,6 +16,8 @@
 #   make student-book  the student edition: the book without its solutions, _build/student/html, made from
 #                 make book's executed notebooks (which it runs first; scripts/student_book.py)
 #   make pdf      the built book printed to one PDF, _build/pdf/book.pdf (Debian's chromium; after make book)
+#   make screenshots  every page of the built book, whole, in the light and the dark theme, to look at:
+#                 _build/screenshots (after make book)
 #   make lab      JupyterLab on the book (local): Run All in a chapter shows its numbers in the prose
 #   make assignments  per chapter, a student notebook of its exercises (no solutions) and an otter
 #                 autograder, under _build/assignments, by the geron-assignments command that the install
@@ -41,7 +43,7 @@ export JUPYTER_PREFER_ENV_PATH := 1
 export JUPYTER_PLATFORM_DIRS := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help check test book lint clean distclean install outputs lab assignments pdf student-book
+.PHONY: help check test book lint clean distclean install outputs lab assignments pdf screenshots student-book
 
 help: ## these targets, one line each
 	@echo "make TARGET, where TARGET is one of:"
@@ -132,6 +134,9 @@ student-book: book ## the book without its solutions, for a class: _build/studen
 
 pdf: $(STAMP) ## the built book printed to one PDF, _build/pdf/book.pdf (after make book)
 	$(BIN)/python scripts/make_pdf.py
+
+screenshots: $(STAMP) ## every page whole, light and dark theme, to look at: _build/screenshots (after make book)
+	$(BIN)/python scripts/screenshots.py
 
 lab: $(STAMP) ## JupyterLab on the book, to run the chapters live
 	$(BIN)/jupyter lab

@@ -29,6 +29,7 @@ TIERS = {
     "book_site/test_student_edition_browser.py": ("book", "browser"),
     "book_site/test_browser.py": ("book", "browser"),
     "book_site/test_pdf.py": ("book", "browser", "slow"),
+    "book_site/test_screenshots.py": ("book", "browser"),
     "book_live": ("book", "browser", "live", "slow"),
     # builds a venv from binder/requirements.txt and runs appendices A1 and A2 in it (its own timeout)
     "book/test_binder_clean_env.py": ("slow",),

@@ -1,7 +1,7 @@
 """The built book in a real browser: every page of the table of contents loads cleanly from 127.0.0.1 alone,
 scrubbers flip frames, each page with its images weighs at most PAGE_BUDGET, solutions open, launch buttons
-point to the repository, search works, and a screenshot of every page (light and dark theme) lands in
-_build/screenshots/ for review. Each page is loaded once for all its tests (the `loaded` fixture), which run
+point to the repository, and search works (`make screenshots` takes every page whole, in both themes, for
+the eye: scripts/screenshots.py). Each page is loaded once for all its tests (the `loaded` fixture), which run
 in this file's order: those that change the page (a slider moved, a dropdown or menu opened) after those that
 need it as it loaded."""
 
@@ -23,14 +23,12 @@ from geron_lib.notebook.explorer import Explorer
 from .answers import findings, graded_answers, page_text, shown_labels
 from .pages import (
     HTML,
-    SCREENSHOTS,
     html_path,
     launch_urls,
     notebook,
     notebook_pages,
     prose_of_built_page,
     scrubber_count,
-    slug,
     solution_count,
     toc_pages,
 )
@@ -53,7 +51,7 @@ SCRUBBER_STATE = """root => {
 
 @pytest.mark.parametrize("loaded", PAGES, indirect=True)
 def test_page_loads_with_no_error_and_nothing_from_other_hosts(loaded):
-    v, docname = loaded, loaded.docname
+    v = loaded
     page = v.page
     if page.locator(".math").count():  # MathJax (served locally) typesets every formula, without errors
         page.wait_for_selector("mjx-container", state="attached", timeout=15_000)
@@ -63,13 +61,6 @@ def test_page_loads_with_no_error_and_nothing_from_other_hosts(loaded):
     broken = page.eval_on_selector_all(
         "img", "imgs => imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src.slice(0, 80))")
     assert not broken, f"images that did not load: {broken}"
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SCREENSHOTS / f"{slug(docname)}.png", full_page=True)
-    theme = page.evaluate("() => document.documentElement.dataset.theme")
-    page.evaluate("document.documentElement.dataset.theme = 'dark'")
-    page.screenshot(path=SCREENSHOTS / f"{slug(docname)}-dark.png", full_page=True)
-    page.evaluate("theme => { const root = document.documentElement.dataset; "  # as it was, for what follows
-                  "if (theme == null) delete root.theme; else root.theme = theme; }", theme)
     assert not v.problems, "\n".join(v.problems)
 
 
