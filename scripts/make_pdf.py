@@ -57,19 +57,24 @@ class _Quiet(SimpleHTTPRequestHandler):
         pass
 
 
+def in_chromium(work, *args):
+    """``work(*args, browser)``, with Debian's headless Chromium launched for it (Playwright), then closed."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        try:
+            return work(*args, chromium)
+        finally:
+            chromium.close()
+
+
 def print_book(html_dir: Path, pdf_path: Path, browser=None) -> int:
     """Write the PDF with ``browser`` (a Playwright Chromium, launched when None); return its page count."""
     if not (html_dir / "index.html").is_file():
         raise SystemExit(f"no built book in {html_dir}: run `make book` first")
     if browser is None:
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-            try:
-                return print_book(html_dir, pdf_path, chromium)
-            finally:
-                chromium.close()
+        return in_chromium(print_book, html_dir, pdf_path)
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(html_dir)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}/"

@@ -7,8 +7,8 @@ Every page of ``_toc.yml`` (or those given) is served from ``HTML_DIR`` on 127.0
 headless Chromium as ``make pdf`` opens it (scripts/make_pdf.py), at 1280 px, once its fonts and MathJax are
 ready; then the whole page is taken in the light theme and again in the dark one. ``make screenshots`` runs it
 after ``make book``. The browser tests check the pages; these pictures are for the eye (a figure unreadable
-on the dark background, a table too wide), and at 40 s of Chromium's time for the book they are not taken on
-every test run.
+on the dark background, a table too wide); at 40 core-seconds of Chromium's for the book, they are not taken
+on every test run.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import threading
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 
-from make_pdf import CHROMIUM, FLAGS, READY, ROOT, _Quiet, toc_pages
+from make_pdf import READY, ROOT, _Quiet, in_chromium, toc_pages
 
 
 def file_name(docname: str) -> str:
@@ -35,14 +35,7 @@ def take(html_dir: Path, out_dir: Path, docnames: list[str], browser=None) -> li
     if not (html_dir / "index.html").is_file():
         raise SystemExit(f"no built book in {html_dir}: run `make book` first")
     if browser is None:
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as playwright:
-            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-            try:
-                return take(html_dir, out_dir, docnames, chromium)
-            finally:
-                chromium.close()
+        return in_chromium(take, html_dir, out_dir, docnames)
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(html_dir)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_port}/"
