@@ -17,6 +17,7 @@ import functools
 import io
 import sys
 import threading
+from contextlib import ExitStack, contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -57,31 +58,34 @@ class _Quiet(SimpleHTTPRequestHandler):
         pass
 
 
-def in_chromium(work, *args):
-    """``work(*args, browser)``, with Debian's headless Chromium launched for it (Playwright), then closed."""
-    from playwright.sync_api import sync_playwright
+@contextmanager
+def book_page(html_dir: Path, browser=None):
+    """(a 1280 x 900 page of ``browser``, the base URL at which ``html_dir``, the built book, is served on
+    127.0.0.1) while the block runs. ``browser`` is a Playwright Chromium (when None, Debian's, launched
+    headless here); a request to any other host is aborted."""
+    if not (html_dir / "index.html").is_file():
+        raise SystemExit(f"no built book in {html_dir}: run `make book` first")
+    with ExitStack() as stack:
+        if browser is None:
+            from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-        try:
-            return work(*args, chromium)
-        finally:
-            chromium.close()
+            playwright = stack.enter_context(sync_playwright())
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+            stack.callback(browser.close)
+        server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(html_dir)))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        stack.callback(server.shutdown)
+        base = f"http://127.0.0.1:{server.server_port}/"
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        stack.callback(page.close)
+        page.route(f"re:^(?!{base}|data:|blob:|about:).*", lambda route: route.abort())
+        yield page, base
 
 
 def print_book(html_dir: Path, pdf_path: Path, browser=None) -> int:
     """Write the PDF with ``browser`` (a Playwright Chromium, launched when None); return its page count."""
-    if not (html_dir / "index.html").is_file():
-        raise SystemExit(f"no built book in {html_dir}: run `make book` first")
-    if browser is None:
-        return in_chromium(print_book, html_dir, pdf_path)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(html_dir)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_port}/"
     writer = PdfWriter()
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    try:
-        page.route(f"re:^(?!{base}|data:|blob:|about:).*", lambda route: route.abort())
+    with book_page(html_dir, browser) as (page, base):
         for docname, _part in toc_pages():
             page.goto(base + docname + ".html", wait_until="load")
             page.evaluate(READY)
@@ -93,9 +97,6 @@ def print_book(html_dir: Path, pdf_path: Path, browser=None) -> int:
             first = len(writer.pages)
             writer.append(PdfReader(io.BytesIO(pdf)))
             writer.add_outline_item(title=title, page_number=first)
-    finally:
-        page.close()
-        server.shutdown()
     writer.add_metadata({"/Title": yaml.safe_load((ROOT / "_config.yml").read_text())["title"]})
     pdf_path.parent.mkdir(parents=True, exist_ok=True)
     with pdf_path.open("wb") as f:

@@ -14,14 +14,11 @@ on every test run.
 from __future__ import annotations
 
 import argparse
-import functools
 import re
 import sys
-import threading
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 
-from make_pdf import READY, ROOT, _Quiet, in_chromium, toc_pages
+from make_pdf import READY, ROOT, book_page, toc_pages
 
 
 def file_name(docname: str) -> str:
@@ -32,18 +29,9 @@ def file_name(docname: str) -> str:
 def take(html_dir: Path, out_dir: Path, docnames: list[str], browser=None) -> list[Path]:
     """Write ``<docname>.png`` and ``<docname>-dark.png`` of every page in ``docnames`` with ``browser`` (a
     Playwright Chromium, launched when None); return their paths."""
-    if not (html_dir / "index.html").is_file():
-        raise SystemExit(f"no built book in {html_dir}: run `make book` first")
-    if browser is None:
-        return in_chromium(take, html_dir, out_dir, docnames)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(html_dir)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_port}/"
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    try:
-        page.route(f"re:^(?!{base}|data:|blob:|about:).*", lambda route: route.abort())
+    with book_page(html_dir, browser) as (page, base):
+        out_dir.mkdir(parents=True, exist_ok=True)
         for docname in docnames:
             page.goto(base + docname + ".html", wait_until="load")
             page.evaluate(READY)
@@ -52,9 +40,6 @@ def take(html_dir: Path, out_dir: Path, docnames: list[str], browser=None) -> li
                 path = out_dir / f"{file_name(docname)}{'-dark' if theme == 'dark' else ''}.png"
                 page.screenshot(path=path, full_page=True)
                 written.append(path)
-    finally:
-        page.close()
-        server.shutdown()
     return written
 
 

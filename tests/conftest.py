@@ -45,7 +45,7 @@ SHARED_FIXTURES = {"live", "loaded"}
 
 #: The longest xdist groups and lone tests, which `make test` starts first, in this order (it passes
 #: --no-loadscope-reorder; pytest-xdist would start the groups of most tests first, and a lone test last, so
-#: that the PDF's, a minute long, ran on one worker while the other had nothing left to do)
+#: that the PDF's ran on one worker while the other had nothing left to do)
 LONGEST_FIRST = ("grading-hostile", "walkthrough", "grading-batch", "student-edition", "test_pdf.py")
 
 #: Seconds a test may take, by its slowest marker (unmarked: the fast tier). Generous: the machine is shared.

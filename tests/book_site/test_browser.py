@@ -51,8 +51,7 @@ SCRUBBER_STATE = """root => {
 
 @pytest.mark.parametrize("loaded", PAGES, indirect=True)
 def test_page_loads_with_no_error_and_nothing_from_other_hosts(loaded):
-    v = loaded
-    page = v.page
+    v, page = loaded, loaded.page
     if page.locator(".math").count():  # MathJax (served locally) typesets every formula, without errors
         page.wait_for_selector("mjx-container", state="attached", timeout=15_000)
         page.wait_for_load_state("networkidle")
