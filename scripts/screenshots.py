@@ -20,6 +20,9 @@ from pathlib import Path
 
 from make_pdf import READY, ROOT, book_page, toc_pages
 
+#: where the pictures go (the live tests, tests/book_live, put theirs here too)
+OUT = ROOT / "_build" / "screenshots"
+
 
 def file_name(docname: str) -> str:
     """``book/01_x`` -> ``book_01_x``: a page's pictures are named for it, in one folder."""
@@ -46,7 +49,7 @@ def take(html_dir: Path, out_dir: Path, docnames: list[str], browser=None) -> li
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("html_dir", nargs="?", default=str(ROOT / "_build" / "html"))
-    parser.add_argument("out_dir", nargs="?", default=str(ROOT / "_build" / "screenshots"))
+    parser.add_argument("out_dir", nargs="?", default=str(OUT))
     parser.add_argument("--pages", nargs="+", metavar="DOCNAME", help="these pages only (book/glossary ...)")
     args = parser.parse_args(argv)
     every = [docname for docname, _ in toc_pages()]

@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from html.parser import HTMLParser
 
-from book_site.pages import SCREENSHOTS, html_path, notebook, require_built_book, slug, text_of
+from book_site.pages import ROOT, html_path, notebook, require_built_book, text_of
+
+sys.path.insert(0, str(ROOT / "scripts"))  # make screenshots names the pictures, and this file's join them
+import screenshots  # noqa: E402
 
 # jupyterlab-myst renders a notebook's Markdown cells one by one, so a reference to a label of a later cell
 # logs one of these while the earlier cell renders, and resolves once the later one has: the only console
@@ -46,8 +50,8 @@ PROSE = """() => [...document.querySelectorAll('.jp-Notebook .jp-MarkdownCell .m
 
 def test_run_all_leaves_no_error_output(live):
     page = live.page
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SCREENSHOTS / f"live-{slug(live.docname)}.png")
+    screenshots.OUT.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=screenshots.OUT / f"live-{screenshots.file_name(live.docname)}.png")
     stderr = '[data-mime-type="application/vnd.jupyter.stderr"]'
     errors = page.locator(f".jp-Notebook .jp-OutputArea-output{stderr}")
     assert errors.count() == 0, f"cells show errors or stderr after Run All: {errors.all_inner_texts()[:3]}"

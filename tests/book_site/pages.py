@@ -16,7 +16,6 @@ ROOT = Path(__file__).resolve().parents[2]
 HTML = ROOT / "_build" / "html"
 #: The student edition (make student-book): the book without its solutions
 STUDENT = ROOT / "_build" / "student" / "html"
-SCREENSHOTS = ROOT / "_build" / "screenshots"
 
 
 def skip_or_fail(reason: str):
@@ -96,10 +95,6 @@ def launch_urls(docname: str) -> dict[str, str]:
         "binder": f"{binder}/v2/gh/{org}/{name}/{branch}?urlpath=lab/tree/{path}",
         "colab": f"{colab}/github/{org}/{name}/blob/{branch}/{path}",
     }
-
-
-def slug(docname: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]", "_", docname)
 
 
 def outputs(docname: str) -> list[dict]:
